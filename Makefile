@@ -1,0 +1,78 @@
+# Every target runs with the project's Node (>= 22; Node 24 installed into .tools/ when the system
+# Node is older) first on PATH, so `make` works the same on a fresh machine and in CI.
+SHELL := /bin/bash
+NODE_BIN := $(CURDIR)/.tools/node/bin
+export PATH := $(NODE_BIN):$(PATH)
+IMG ?= quay.io/agent-install/agent-install-operator:latest
+NODE_STAMP := $(NODE_BIN)/node
+DEPS_STAMP := node_modules/.package-lock.json
+
+.PHONY: setup build test test-unit test-integration lint typecheck generate generate-check run dev \
+	controlplane docker-build deploy undeploy bench coverage ci clean
+
+$(NODE_STAMP):
+	bash hack/setup-node.sh >/dev/null
+
+$(DEPS_STAMP): package.json package-lock.json | $(NODE_STAMP)
+	npm ci --no-audit --no-fund
+	@touch $@
+
+## setup: install Node (if needed) and npm dependencies
+setup: $(DEPS_STAMP)
+
+## controlplane: build (or reuse cached) kube-apiserver, etcd and kube-controller-manager
+controlplane:
+	bash hack/build-controlplane.sh
+
+## build: compile TypeScript to dist/
+build: setup
+	npm run build
+
+## run: run the operator against $$KUBECONFIG, or a local control plane when none is set
+run: setup
+	node src/cmd/dev.ts
+
+## test: unit tests, then integration/e2e tests against a real kube-apiserver + etcd
+test: setup controlplane
+	npm test
+
+test-unit: setup
+	npm run test:unit
+
+test-integration: setup controlplane
+	npm run test:integration
+
+coverage: setup
+	npm run coverage
+
+lint: setup
+	npm run lint
+
+typecheck: setup
+	npm run typecheck
+
+generate: setup
+	npm run generate
+
+## generate-check: fail when committed CRDs differ from what the generator writes
+generate-check: setup
+	npm run generate:check
+
+bench: setup
+	npm run bench
+
+## ci: everything CI runs (see .ci/run)
+ci: lint typecheck generate-check test
+
+docker-build:
+	docker build -t $(IMG) .
+
+## deploy: apply CRDs, RBAC and the operator Deployment to the cluster in $$KUBECONFIG
+deploy: setup
+	node hack/deploy.ts apply
+
+undeploy: setup
+	node hack/deploy.ts delete
+
+clean:
+	rm -rf dist coverage .tools node_modules

@@ -1,0 +1,335 @@
+// A real kube-apiserver + etcd (and optionally kube-controller-manager) on loopback, the way
+// controller-runtime's envtest runs them. Backs the integration tests and the operator's local mode.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Agent, request } from 'undici';
+import { parse, stringify } from 'yaml';
+import { CertificateAuthority } from '../util/pki.ts';
+import { freePort } from './ports.ts';
+
+const execFileP = promisify(execFile);
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface ControlPlaneOptions {
+  /** Directory for certificates, etcd data, kubeconfigs and logs; a temp dir by default. */
+  dir?: string;
+  /** Also start kube-controller-manager with only the garbage-collector and namespace controllers. */
+  controllerManager?: boolean;
+  /** Directory holding kube-apiserver, etcd, kube-controller-manager; built on demand otherwise. */
+  binDir?: string;
+}
+
+export interface UserCredentials {
+  kubeconfigPath: string;
+  kubeconfigYaml: string;
+}
+
+/** Runs hack/build-controlplane.sh (a no-op when the binaries are cached) and returns the bin dir. */
+export async function ensureBinaries(): Promise<string> {
+  if (process.env.AIO_CONTROLPLANE_BIN) return process.env.AIO_CONTROLPLANE_BIN;
+  const { stdout } = await execFileP('bash', [join(repoRoot, 'hack/build-controlplane.sh')], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const lines = stdout.trim().split('\n');
+  return lines[lines.length - 1] ?? '';
+}
+
+async function waitFor(
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<boolean>,
+  exited?: () => string | undefined,
+) {
+  const deadline = Date.now() + timeoutMs;
+  let lastErr: unknown;
+  while (Date.now() < deadline) {
+    const why = exited?.();
+    if (why) throw new Error(`${what} exited during start-up: ${why}`);
+    try {
+      if (await probe()) return;
+    } catch (err) {
+      lastErr = err;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} not ready after ${timeoutMs} ms${lastErr ? `: ${String(lastErr)}` : ''}`);
+}
+
+class Proc {
+  child: ChildProcess | undefined;
+  exitReason: string | undefined;
+  readonly name: string;
+  readonly logPath: string;
+
+  constructor(name: string, logPath: string) {
+    this.name = name;
+    this.logPath = logPath;
+  }
+
+  start(bin: string, args: string[]): void {
+    const log = createWriteStream(this.logPath, { flags: 'a' });
+    this.exitReason = undefined;
+    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+    child.on('exit', (code, signal) => {
+      this.exitReason = `code ${code} signal ${signal} (log: ${this.logPath})`;
+    });
+    this.child = child;
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+    this.child = undefined;
+  }
+}
+
+export class ControlPlane {
+  readonly dir: string;
+  readonly server: string;
+  readonly kubeconfigPath: string;
+  private readonly ownsDir: boolean;
+  private readonly binDir: string;
+  private readonly ca: CertificateAuthority;
+  private readonly apiPort: number;
+  private readonly etcdPort: number;
+  private readonly etcdPeerPort: number;
+  private readonly etcd: Proc;
+  private readonly apiserver: Proc;
+  private readonly kcm: Proc;
+  private readonly tls: Agent;
+
+  private constructor(init: {
+    dir: string;
+    ownsDir: boolean;
+    binDir: string;
+    ca: CertificateAuthority;
+    apiPort: number;
+    etcdPort: number;
+    etcdPeerPort: number;
+  }) {
+    this.dir = init.dir;
+    this.ownsDir = init.ownsDir;
+    this.binDir = init.binDir;
+    this.ca = init.ca;
+    this.apiPort = init.apiPort;
+    this.etcdPort = init.etcdPort;
+    this.etcdPeerPort = init.etcdPeerPort;
+    this.server = `https://127.0.0.1:${init.apiPort}`;
+    this.kubeconfigPath = join(init.dir, 'admin.kubeconfig');
+    this.etcd = new Proc('etcd', join(init.dir, 'etcd.log'));
+    this.apiserver = new Proc('kube-apiserver', join(init.dir, 'kube-apiserver.log'));
+    this.kcm = new Proc('kube-controller-manager', join(init.dir, 'kube-controller-manager.log'));
+    this.tls = new Agent({ connect: { ca: init.ca.certPem } });
+  }
+
+  static async start(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
+    const binDir = opts.binDir ?? (await ensureBinaries());
+    const ownsDir = !opts.dir;
+    const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), 'aio-controlplane-')));
+    await mkdir(join(dir, 'certs'), { recursive: true });
+    const cp = new ControlPlane({
+      dir,
+      ownsDir,
+      binDir,
+      ca: await CertificateAuthority.create('aio-test-ca', 7),
+      apiPort: await freePort(),
+      etcdPort: await freePort(),
+      etcdPeerPort: await freePort(),
+    });
+    try {
+      await cp.writeCertificates();
+      await cp.startEtcd();
+      await cp.startApiServer();
+      if (opts.controllerManager) await cp.startControllerManager();
+    } catch (err) {
+      await cp.stop({ keepDir: true });
+      throw err;
+    }
+    return cp;
+  }
+
+  private certPath(name: string): string {
+    return join(this.dir, 'certs', name);
+  }
+
+  private async writeCertificates(): Promise<void> {
+    const serving = await this.ca.issue({
+      commonName: 'kube-apiserver',
+      dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'],
+      ipAddresses: ['127.0.0.1', '10.0.0.1'],
+      server: true,
+      validDays: 7,
+    });
+    const sa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    await writeFile(this.certPath('ca.crt'), this.ca.certPem);
+    await writeFile(this.certPath('apiserver.crt'), serving.certPem);
+    await writeFile(this.certPath('apiserver.key'), serving.keyPem, { mode: 0o600 });
+    await writeFile(this.certPath('sa.pub'), sa.publicKey.export({ type: 'spki', format: 'pem' }));
+    await writeFile(this.certPath('sa.key'), sa.privateKey.export({ type: 'pkcs8', format: 'pem' }), {
+      mode: 0o600,
+    });
+    const admin = await this.mintUser('admin', ['system:masters'], 'admin.kubeconfig');
+    if (admin.kubeconfigPath !== this.kubeconfigPath) throw new Error('unexpected admin kubeconfig path');
+  }
+
+  /**
+   * Issues a client certificate for `user` in `groups` and writes a kubeconfig for it, so tests can
+   * act as the operator's ServiceAccount-equivalent user under RBAC.
+   */
+  async mintUser(user: string, groups: string[] = [], fileName?: string): Promise<UserCredentials> {
+    const cert = await this.ca.issue({ commonName: user, organizations: groups, client: true, validDays: 7 });
+    const kubeconfigYaml = stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        {
+          name: 'local',
+          cluster: {
+            server: this.server,
+            'certificate-authority-data': Buffer.from(this.ca.certPem).toString('base64'),
+          },
+        },
+      ],
+      users: [
+        {
+          name: user,
+          user: {
+            'client-certificate-data': Buffer.from(cert.certPem).toString('base64'),
+            'client-key-data': Buffer.from(cert.keyPem).toString('base64'),
+          },
+        },
+      ],
+      contexts: [{ name: user, context: { cluster: 'local', user } }],
+      'current-context': user,
+    });
+    const kubeconfigPath = join(this.dir, fileName ?? `${user.replace(/[^a-zA-Z0-9_.-]/g, '_')}.kubeconfig`);
+    await writeFile(kubeconfigPath, kubeconfigYaml, { mode: 0o600 });
+    return { kubeconfigPath, kubeconfigYaml };
+  }
+
+  private async startEtcd(): Promise<void> {
+    const client = `http://127.0.0.1:${this.etcdPort}`;
+    const peer = `http://127.0.0.1:${this.etcdPeerPort}`;
+    this.etcd.start(join(this.binDir, 'etcd'), [
+      `--data-dir=${join(this.dir, 'etcd')}`,
+      `--listen-client-urls=${client}`,
+      `--advertise-client-urls=${client}`,
+      `--listen-peer-urls=${peer}`,
+      `--initial-advertise-peer-urls=${peer}`,
+      `--initial-cluster=default=${peer}`,
+      '--unsafe-no-fsync=true',
+      '--log-level=warn',
+    ]);
+    await waitFor(
+      'etcd',
+      30_000,
+      async () => (await request(`${client}/health`)).statusCode === 200,
+      () => this.etcd.exitReason,
+    );
+  }
+
+  /** Starts (or restarts) kube-apiserver on the same port and etcd, so watches can be broken on purpose. */
+  async startApiServer(): Promise<void> {
+    this.apiserver.start(join(this.binDir, 'kube-apiserver'), [
+      `--etcd-servers=http://127.0.0.1:${this.etcdPort}`,
+      `--cert-dir=${join(this.dir, 'certs')}`,
+      `--tls-cert-file=${this.certPath('apiserver.crt')}`,
+      `--tls-private-key-file=${this.certPath('apiserver.key')}`,
+      `--client-ca-file=${this.certPath('ca.crt')}`,
+      '--bind-address=127.0.0.1',
+      `--secure-port=${this.apiPort}`,
+      '--service-cluster-ip-range=10.0.0.0/24',
+      '--allow-privileged=true',
+      '--disable-admission-plugins=ServiceAccount',
+      '--authorization-mode=RBAC',
+      `--service-account-issuer=${this.server}`,
+      `--service-account-key-file=${this.certPath('sa.pub')}`,
+      `--service-account-signing-key-file=${this.certPath('sa.key')}`,
+      '--v=0',
+    ]);
+    await waitFor(
+      'kube-apiserver',
+      60_000,
+      () => this.isReady(),
+      () => this.apiserver.exitReason,
+    );
+  }
+
+  async stopApiServer(): Promise<void> {
+    await this.apiserver.stop();
+  }
+
+  async startControllerManager(): Promise<void> {
+    // system:masters: the namespace and GC controllers delete every kind, and this plane is throwaway.
+    const kcmConfig = await this.mintUser(
+      'system:kube-controller-manager',
+      ['system:masters'],
+      'kcm.kubeconfig',
+    );
+    this.kcm.start(join(this.binDir, 'kube-controller-manager'), [
+      `--kubeconfig=${kcmConfig.kubeconfigPath}`,
+      '--controllers=garbage-collector-controller,namespace-controller',
+      '--authentication-skip-lookup=true',
+      '--leader-elect=false',
+      '--use-service-account-credentials=false',
+      '--bind-address=127.0.0.1',
+      `--secure-port=${await freePort()}`,
+      `--cert-dir=${join(this.dir, 'kcm-certs')}`,
+    ]);
+    // No cheap readiness probe from outside: give it a moment and make sure it did not exit.
+    await new Promise((r) => setTimeout(r, 500));
+    if (this.kcm.exitReason) throw new Error(`kube-controller-manager exited: ${this.kcm.exitReason}`);
+  }
+
+  private async isReady(): Promise<boolean> {
+    const res = await request(`${this.server}/readyz`, { dispatcher: this.adminDispatcher() });
+    await res.body.dump();
+    return res.statusCode === 200;
+  }
+
+  private adminAgent: Agent | undefined;
+  private adminDispatcher(): Agent {
+    // readyz needs an authenticated user under RBAC; use the admin client certificate.
+    if (!this.adminAgent) {
+      const kc = readAdmin(this.kubeconfigPath);
+      this.adminAgent = new Agent({ connect: { ca: this.ca.certPem, cert: kc.cert, key: kc.key } });
+    }
+    return this.adminAgent;
+  }
+
+  async stop(opts: { keepDir?: boolean } = {}): Promise<void> {
+    await this.kcm.stop();
+    await this.apiserver.stop();
+    await this.etcd.stop();
+    await this.adminAgent?.close();
+    await this.tls.close();
+    if (this.ownsDir && !opts.keepDir && !process.env.AIO_KEEP_CONTROLPLANE) {
+      await rm(this.dir, { recursive: true, force: true });
+    }
+  }
+}
+
+function readAdmin(path: string): { cert: string; key: string } {
+  const kc = parse(readFileSync(path, 'utf8')) as {
+    users: { user: { 'client-certificate-data': string; 'client-key-data': string } }[];
+  };
+  const u = kc.users[0]?.user;
+  if (!u) throw new Error(`no user in ${path}`);
+  return {
+    cert: Buffer.from(u['client-certificate-data'], 'base64').toString(),
+    key: Buffer.from(u['client-key-data'], 'base64').toString(),
+  };
+}

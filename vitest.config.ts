@@ -1,0 +1,36 @@
+import { defineConfig } from 'vitest/config';
+
+// Two projects: `unit` runs pure logic with no I/O; `integration` runs against a real
+// kube-apiserver + etcd started once per run by test/harness/global-setup.ts.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'src/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/harness/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          // Files share one control plane; each test uses its own namespace.
+          fileParallelism: true,
+          maxWorkers: 2,
+        },
+      },
+    ],
+    coverage: {
+      provider: 'v8',
+      include: ['src/core/**/*.ts'],
+      exclude: ['src/**/*.test.ts'],
+      reporter: ['text-summary', 'json-summary'],
+    },
+  },
+});
