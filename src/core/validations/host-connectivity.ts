@@ -1,0 +1,110 @@
+// Host validations about reachability of the other hosts: majority connectivity groups and MTU.
+
+import { cidrContains, ipFamily, tryParseCidr } from '../network/cidr.ts';
+import {
+  type Check,
+  check,
+  clusterHosts,
+  type HostValidationContext,
+  hasMachineNetworks,
+  isDay2Host,
+  isSingleNode,
+  isUserManagedLoadBalancer,
+  suppress,
+} from './host-context.ts';
+import { interfaceInCidr } from './host-network.ts';
+
+interface MajorityGroups {
+  majority_groups?: Record<string, string[]>;
+  l3_connected_addresses?: Record<string, string[]>;
+}
+
+/** Two control-plane nodes, no arbiter, exactly two masters each with fencing credentials. */
+export function isTwoNodesWithFencing(c: HostValidationContext): boolean {
+  const cluster = c.cluster;
+  if (cluster?.control_plane_count !== 2) return false;
+  const hosts = clusterHosts(c);
+  const roleOf = (h: (typeof hosts)[number]) =>
+    h.role === 'auto-assign' && h.suggested_role ? h.suggested_role : h.role;
+  if (hosts.some((h) => roleOf(h) === 'arbiter')) return false;
+  const masters = hosts.filter((h) => roleOf(h) === 'master' || roleOf(h) === 'bootstrap');
+  return masters.length === 2 && masters.every((h) => !!h.fencing_credentials);
+}
+
+const NO_MAJORITY = 'No connectivity to the majority of hosts in the cluster';
+const HAS_MAJORITY = 'Host has connectivity to the majority of hosts in the cluster';
+
+function sameNetwork(a: string, b: string): boolean {
+  const x = tryParseCidr(a);
+  const y = tryParseCidr(b);
+  return !!x && !!y && x.family === y.family && x.network === y.network && x.prefix === y.prefix;
+}
+
+export function belongsToMajorityGroup(c: HostValidationContext): Check {
+  const cluster = c.cluster;
+  if (!cluster) return suppress;
+  if (isDay2Host(c.host))
+    return check('success', 'Day2 host is not required to be connected to other hosts in the cluster');
+  if (isSingleNode(cluster)) return check('success', HAS_MAJORITY);
+  if (!cluster.connectivity_majority_groups) {
+    return check('pending', 'Machine Network CIDR or Connectivity Majority Groups missing');
+  }
+  let data: MajorityGroups;
+  try {
+    data = JSON.parse(cluster.connectivity_majority_groups) as MajorityGroups;
+  } catch {
+    return check('error', 'Parse error for connectivity majority group');
+  }
+  let ok: boolean;
+  if (cluster.user_managed_networking || isUserManagedLoadBalancer(cluster)) {
+    const families = new Set(
+      [...cluster.cluster_networks, ...cluster.service_networks, ...cluster.machine_networks]
+        .map((n) => ipFamily(n.cidr))
+        .filter((f) => f !== undefined),
+    );
+    const reached = data.l3_connected_addresses?.[c.host.id] ?? [];
+    ok = families.size > 0 && [...families].every((f) => reached.some((a) => ipFamily(a) === f));
+  } else {
+    if (!hasMachineNetworks(cluster))
+      return check('pending', 'Not enough information to calculate host majority groups');
+    const groups = Object.entries(data.majority_groups ?? {});
+    ok = cluster.machine_networks.every((n) => {
+      const group = groups.find(([key]) => sameNetwork(key, n.cidr))?.[1] ?? [];
+      return group.includes(c.host.id);
+    });
+  }
+  if (ok) return check('success', HAS_MAJORITY);
+  if (clusterHosts(c).length < (isTwoNodesWithFencing(c) ? 2 : 3)) {
+    return check('pending', 'Not enough hosts in cluster to calculate connectivity groups');
+  }
+  return check('failure', NO_MAJORITY);
+}
+
+export function mtuValid(c: HostValidationContext): Check {
+  const cluster = c.cluster;
+  if (!cluster) return suppress;
+  if (!c.inventory) return check('pending', 'Missing host inventory');
+  if (isDay2Host(c.host))
+    return check('success', 'Day2 host is not required to be connected to other hosts in the cluster');
+  if (isSingleNode(cluster)) return suppress;
+  if (!c.host.connectivity) return check('pending', 'Missing MTU report information');
+  const nics = c.inventory.interfaces ?? [];
+  const machineCidrs = cluster.machine_networks.map((n) => n.cidr);
+  const counts = (nicName: string | undefined, remote: string | undefined) => {
+    if (cluster.user_managed_networking) return true;
+    const nic = nics.find((n) => n.name === nicName);
+    const nicInMachine = !!nic && machineCidrs.some((cidr) => interfaceInCidr(nic, cidr));
+    return nicInMachine && machineCidrs.some((cidr) => cidrContains(cidr, remote ?? ''));
+  };
+  for (const remote of c.host.connectivity.remote_hosts ?? []) {
+    for (const r of remote.mtu_report ?? []) {
+      if (r.mtu_successful !== true && counts(r.outgoing_nic, r.remote_ip_address)) {
+        return check(
+          'failure',
+          `MTU is broken. Interface: ${r.outgoing_nic ?? ''}, remote IP address: ${r.remote_ip_address ?? ''}`,
+        );
+      }
+    }
+  }
+  return check('success', 'MTU is ok');
+}

@@ -1,0 +1,13 @@
+// Host (§3) and cluster (§4) validations and the types they share.
+export * from './cluster.ts';
+export * from './host.ts';
+export { HOST_CONDITION_IDS, type HostConditionId, hasSavePartitionArgs } from './host-conditions.ts';
+export {
+  type HostValidationConfig,
+  HostValidationContextError,
+  type HostValidationInput,
+  type OperatorHostValidationResult,
+} from './host-context.ts';
+export { FORBIDDEN_HOSTNAMES, HOSTNAME_PATTERN, hostnameError, isAgentCompatible } from './host-hardware.ts';
+export { MEDIA_DISCONNECTED_MESSAGE } from './host-network.ts';
+export * from './types.ts';

@@ -1,0 +1,225 @@
+import { describe, expect, it } from 'vitest';
+import type { ConnectivityRemoteHost, Host } from '../../../../src/core/model.ts';
+import {
+  computeConnectivity,
+  detectIpCollisions,
+  formatConnectivity,
+  formatIpCollisions,
+  gatherL3ConnectedAddresses,
+  hostOwnsIp,
+  l2MajorityGroup,
+  l3MajorityGroup,
+  largestFullMesh,
+  parseConnectivity,
+} from '../../../../src/core/network/connectivity.ts';
+import { hostWithAddresses } from './fixtures.ts';
+
+/** Hosts h<i> with address 10.0.0.<i>/24 (and fd00::<i>/64); `links` lists directed reachability. */
+function mesh(
+  n: number,
+  links: [number, number][],
+  opts: { l2?: boolean; l3?: boolean; v6?: boolean } = {},
+): Host[] {
+  const { l2 = true, l3 = true, v6 = false } = opts;
+  const ip4 = (i: number) => `10.0.0.${i + 1}`;
+  const ip6 = (i: number) => `fd00::${i + 1}`;
+  return Array.from({ length: n }, (_, i) => {
+    const remote: ConnectivityRemoteHost[] = links
+      .filter(([from]) => from === i)
+      .map(([, to]) => ({
+        host_id: `h${to}`,
+        l2_connectivity: l2
+          ? [{ remote_ip_address: ip4(to), successful: true, outgoing_nic: 'eth0', remote_mac: `m${to}` }]
+          : [],
+        l3_connectivity: l3
+          ? [
+              { remote_ip_address: ip4(to), successful: true },
+              ...(v6 ? [{ remote_ip_address: ip6(to), successful: true }] : []),
+            ]
+          : [],
+      }));
+    const addrs = [`${ip4(i)}/24`, ...(v6 ? [`${ip6(i)}/64`] : [])];
+    return hostWithAddresses(`h${i}`, addrs, { connectivity: { remote_hosts: remote } });
+  });
+}
+
+function full(n: number, except: [number, number][] = []): [number, number][] {
+  const out: [number, number][] = [];
+  for (let a = 0; a < n; a++)
+    for (let b = 0; b < n; b++) if (a !== b && !except.some(([x, y]) => x === a && y === b)) out.push([a, b]);
+  return out;
+}
+
+describe('largestFullMesh', () => {
+  const reach = (n: number, links: [number, number][]) => {
+    const r = Array.from({ length: n }, () => new Set<number>());
+    for (const [a, b] of links) r[a]?.add(b);
+    return r;
+  };
+  it('needs both directions', () => {
+    expect(largestFullMesh(reach(3, full(3)), 3)).toEqual([0, 1, 2]);
+    expect(largestFullMesh(reach(3, full(3, [[0, 1]])), 3)).toEqual([]);
+    expect(largestFullMesh(reach(3, full(3, [[0, 1]])), 2)).toEqual([0, 2]);
+  });
+  it('ties go to the smallest indexes', () => {
+    // Two disjoint triangles {0,1,2} and {3,4,5}.
+    const links = [...full(3), ...full(3).map(([a, b]) => [a + 3, b + 3] as [number, number])];
+    expect(largestFullMesh(reach(6, links), 3)).toEqual([0, 1, 2]);
+  });
+  it('empty input', () => {
+    expect(largestFullMesh([], 3)).toEqual([]);
+  });
+  it('property: the result is always a full mesh and no larger one exists (exhaustive check)', () => {
+    let s = 99;
+    const next = () => {
+      s = (s * 1664525 + 1013904223) >>> 0;
+      return s;
+    };
+    for (let round = 0; round < 60; round++) {
+      const n = 3 + (next() % 6);
+      const links: [number, number][] = [];
+      for (let a = 0; a < n; a++)
+        for (let b = 0; b < n; b++) if (a !== b && next() % 100 < 75) links.push([a, b]);
+      const r = reach(n, links);
+      const group = largestFullMesh(r, 1);
+      for (const a of group)
+        for (const b of group) if (a !== b) expect(r[a]?.has(b) && r[b]?.has(a)).toBe(true);
+      let best = 0;
+      for (let mask = 1; mask < 1 << n; mask++) {
+        const members = [...Array(n).keys()].filter((i) => mask & (1 << i));
+        const ok = members.every((a) => members.every((b) => a === b || (r[a]?.has(b) && r[b]?.has(a))));
+        if (ok) best = Math.max(best, members.length);
+      }
+      expect(group.length).toBe(best);
+    }
+  });
+});
+
+describe('majority groups', () => {
+  it('L2 full mesh of three', () => {
+    expect(l2MajorityGroup(mesh(3, full(3)), '10.0.0.0/24')).toEqual(['h0', 'h1', 'h2']);
+  });
+  it('L2 ignores addresses outside the CIDR and failed checks', () => {
+    expect(l2MajorityGroup(mesh(3, full(3)), '10.1.0.0/24')).toEqual([]);
+    const hosts = mesh(3, full(3));
+    const rh = hosts[0]?.connectivity?.remote_hosts?.[0];
+    if (rh?.l2_connectivity?.[0]) rh.l2_connectivity[0].successful = false;
+    expect(l2MajorityGroup(hosts, '10.0.0.0/24')).toEqual([]);
+    expect(l2MajorityGroup(hosts, '10.0.0.0/24', 2)).toEqual(['h0', 'h2']);
+  });
+  it('IPv6 L2 falls back to successful pings', () => {
+    const hosts = mesh(3, full(3), { l2: false, v6: true });
+    expect(l2MajorityGroup(hosts, 'fd00::/64')).toEqual(['h0', 'h1', 'h2']);
+    expect(l2MajorityGroup(hosts, '10.0.0.0/24')).toEqual([]);
+  });
+  it('L3 needs every address of the family', () => {
+    expect(l3MajorityGroup(mesh(3, full(3), { l2: false }), 'ipv4')).toEqual(['h0', 'h1', 'h2']);
+    expect(l3MajorityGroup(mesh(3, full(3), { l2: false }), 'ipv6')).toEqual([]);
+    const hosts = mesh(3, full(3), { l2: false });
+    // h2 has a second IPv4 address nobody pings → nobody reaches h2 fully.
+    hosts[2]?.inventory?.interfaces?.[0]?.ipv4_addresses?.push('10.9.0.3/24');
+    expect(l3MajorityGroup(hosts, 'ipv4')).toEqual([]);
+    expect(l3MajorityGroup(hosts, 'ipv4', 2)).toEqual(['h0', 'h1']);
+  });
+  it('hosts are ordered by id; unknown remote ids are ignored', () => {
+    const hosts = mesh(3, full(3)).reverse();
+    hosts[0]?.connectivity?.remote_hosts?.push({
+      host_id: 'stranger',
+      l2_connectivity: [{ remote_ip_address: '10.0.0.9', successful: true }],
+    });
+    expect(l2MajorityGroup(hosts, '10.0.0.0/24')).toEqual(['h0', 'h1', 'h2']);
+  });
+  it('computeConnectivity: one L2 group per network plus IPv4/IPv6', () => {
+    const c = computeConnectivity(mesh(3, full(3)));
+    expect(c.majority_groups).toEqual({
+      '10.0.0.0/24': ['h0', 'h1', 'h2'],
+      IPv4: ['h0', 'h1', 'h2'],
+      IPv6: [],
+    });
+    expect(c.l3_connected_addresses).toEqual({ h0: ['10.0.0.1'], h1: ['10.0.0.2'], h2: ['10.0.0.3'] });
+    expect(formatConnectivity(c)).toBe(
+      '{"majority_groups":{"10.0.0.0/24":["h0","h1","h2"],"IPv4":["h0","h1","h2"],"IPv6":[]},"l3_connected_addresses":{"h0":["10.0.0.1"],"h1":["10.0.0.2"],"h2":["10.0.0.3"]}}',
+    );
+    expect(parseConnectivity(formatConnectivity(c))).toEqual(c);
+  });
+  it('two-node-with-fencing groups of two', () => {
+    expect(computeConnectivity(mesh(2, full(2)), 2).majority_groups.IPv4).toEqual(['h0', 'h1']);
+    expect(computeConnectivity(mesh(2, full(2))).majority_groups.IPv4).toEqual([]);
+  });
+});
+
+describe('L3 connected addresses', () => {
+  it('only addresses every other host reached', () => {
+    const hosts = mesh(3, full(3, [[0, 2]]), { l2: false });
+    expect(gatherL3ConnectedAddresses(hosts)).toEqual({ h0: ['10.0.0.1'], h1: ['10.0.0.2'] });
+  });
+  it('ignores self-reports and failures', () => {
+    const hosts = mesh(2, full(2));
+    hosts[0]?.connectivity?.remote_hosts?.push({
+      host_id: 'h0',
+      l3_connectivity: [{ remote_ip_address: '10.0.0.1', successful: true }],
+    });
+    hosts[1]?.connectivity?.remote_hosts?.push({
+      host_id: 'h0',
+      l3_connectivity: [{ remote_ip_address: '10.0.0.77', successful: false }],
+    });
+    expect(gatherL3ConnectedAddresses(hosts)).toEqual({ h0: ['10.0.0.1'], h1: ['10.0.0.2'] });
+  });
+});
+
+describe('parseConnectivity', () => {
+  it.each([[undefined], [''], ['not json'], ['null'], ['42']])('%j → undefined', (text) => {
+    expect(parseConnectivity(text)).toBeUndefined();
+  });
+  it('fills missing maps', () => {
+    expect(parseConnectivity('{}')).toEqual({ majority_groups: {}, l3_connected_addresses: {} });
+  });
+});
+
+describe('IP collisions', () => {
+  const report = (entries: { nic: string; ip: string; mac: string }[]): Host =>
+    hostWithAddresses('x', [], {
+      connectivity: {
+        remote_hosts: [
+          {
+            host_id: 'r',
+            l2_connectivity: entries.map((e) => ({
+              outgoing_nic: e.nic,
+              remote_ip_address: e.ip,
+              remote_mac: e.mac,
+            })),
+          },
+        ],
+      },
+    });
+  it('same IP, same NIC, two MACs (sorted)', () => {
+    const h = report([
+      { nic: 'eth0', ip: '10.0.0.5', mac: 'bb' },
+      { nic: 'eth0', ip: '10.0.0.5', mac: 'aa' },
+      { nic: 'eth1', ip: '10.0.0.6', mac: 'cc' },
+      { nic: 'eth0', ip: '10.0.0.6', mac: 'dd' },
+    ]);
+    expect(detectIpCollisions([h])).toEqual({ '10.0.0.5': ['aa', 'bb'] });
+    expect(formatIpCollisions(detectIpCollisions([h]))).toBe('{"10.0.0.5":["aa","bb"]}');
+  });
+  it('only the last host with a report counts (upstream quirk)', () => {
+    const colliding = report([
+      { nic: 'eth0', ip: '10.0.0.5', mac: 'bb' },
+      { nic: 'eth0', ip: '10.0.0.5', mac: 'aa' },
+    ]);
+    const clean = report([{ nic: 'eth0', ip: '10.0.0.5', mac: 'aa' }]);
+    expect(detectIpCollisions([colliding, clean])).toEqual({});
+    expect(detectIpCollisions([clean, colliding, hostWithAddresses('n', [])])).toEqual({
+      '10.0.0.5': ['aa', 'bb'],
+    });
+    expect(detectIpCollisions([])).toBeUndefined();
+    expect(formatIpCollisions(undefined)).toBe('null');
+  });
+  it('hostOwnsIp', () => {
+    const h = hostWithAddresses('a', ['10.0.0.5/24', '2001:db8::5/64']);
+    expect(hostOwnsIp(h, '10.0.0.5')).toBe(true);
+    expect(hostOwnsIp(h, '2001:DB8::5')).toBe(true);
+    expect(hostOwnsIp(h, '10.0.0.6')).toBe(false);
+    expect(hostOwnsIp(h, 'bad')).toBe(false);
+  });
+});
