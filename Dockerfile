@@ -12,7 +12,9 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
-FROM node:24-bookworm-slim
+FROM node:24-bookworm-slim AS runtime
+# xorriso rebuilds the minimal discovery ISO template once per base image.
+RUN apt-get update && apt-get install -y --no-install-recommends xorriso && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
     DATA_DIR=/data
 WORKDIR /app

@@ -7,7 +7,7 @@ IMG ?= quay.io/agent-install/agent-install-operator:latest
 NODE_STAMP := $(NODE_BIN)/node
 DEPS_STAMP := node_modules/.package-lock.json
 
-.PHONY: setup build test test-unit test-integration lint typecheck generate generate-check run dev \
+.PHONY: system-deps setup build test test-unit test-integration lint typecheck generate generate-check run dev \
 	controlplane docker-build deploy undeploy bench coverage ci clean
 
 $(NODE_STAMP):
@@ -19,6 +19,10 @@ $(DEPS_STAMP): package.json package-lock.json | $(NODE_STAMP)
 
 ## setup: install Node (if needed) and npm dependencies
 setup: $(DEPS_STAMP)
+
+## system-deps: Debian packages the tests use (xorriso for test ISO images)
+system-deps:
+	bash hack/install-system-deps.sh
 
 ## controlplane: build (or reuse cached) kube-apiserver, etcd and kube-controller-manager
 controlplane:
@@ -33,13 +37,13 @@ run: setup
 	node src/cmd/dev.ts
 
 ## test: unit tests, then integration/e2e tests against a real kube-apiserver + etcd
-test: setup controlplane
+test: setup system-deps controlplane
 	npm test
 
-test-unit: setup
+test-unit: setup system-deps
 	npm run test:unit
 
-test-integration: setup controlplane
+test-integration: setup system-deps controlplane
 	npm run test:integration
 
 coverage: setup

@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` runs pure logic with no I/O; `integration` runs against a real
+// Two projects: `unit` needs no cluster (pure logic, plus local files and loopback servers for the image
+// service and simulator); `integration` runs against a real
 // kube-apiserver + etcd started once per run by test/harness/global-setup.ts.
 export default defineConfig({
   test: {
