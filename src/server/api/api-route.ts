@@ -1,0 +1,205 @@
+// The pipeline every REST operation runs through, in this order: path ids and query checked
+// (400), credential authenticated and checked against the records the request names
+// (401/403/404/503, body never read), body read under its size limit (413) and validated (400),
+// then the backend. A refused request never reaches the backend.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { AccessTarget, Authenticator, AuthRequest, AuthResult, UrlKind } from '../auth/types.ts';
+import type { CallContext, FileDownload, HostApiBackend, Outcome } from './backend.ts';
+import { type ApiError, apiError, middlewareErrorBody } from './errors.ts';
+import {
+  discardRest,
+  PayloadTooLargeError,
+  readBody,
+  sendEmpty,
+  sendError,
+  sendFile,
+  sendJson,
+  sendMiddlewareError,
+} from './http-io.ts';
+import { MultipartError } from './multipart.ts';
+import { checkPathIds, QueryReader } from './query.ts';
+import type { RouteParams, Router } from './router.ts';
+import { type Parsed, parseJsonBody } from './schemas.ts';
+import { API_BASE_PATH } from './wire.ts';
+
+export interface ApiLimits {
+  /** JSON request bodies; step replies carry whole inventories (default 10 MiB). */
+  jsonBodyBytes: number;
+  /** A whole multipart log upload: swagger's 250 MiB file limit plus framing (default 251 MiB). */
+  logsUploadBytes: number;
+}
+
+export const DEFAULT_LIMITS: ApiLimits = {
+  jsonBodyBytes: 10 * 1024 * 1024,
+  logsUploadBytes: 262_144_000 + 1024 * 1024,
+};
+
+export type ApiReply =
+  | {
+      readonly kind: 'json';
+      readonly status: number;
+      readonly body: unknown;
+      readonly headers?: Record<string, string>;
+    }
+  | { readonly kind: 'empty'; readonly status: number }
+  | { readonly kind: 'file'; readonly file: FileDownload }
+  | { readonly kind: 'error'; readonly error: ApiError };
+
+export function errorReply(status: number, reason: string): ApiReply {
+  return { kind: 'error', error: apiError(status, reason) };
+}
+
+/** The backend's answer, or its error in the declared shape. */
+export function fromOutcome<T>(outcome: Outcome<T>, onOk: (value: T) => ApiReply): ApiReply {
+  return outcome.ok ? onOk(outcome.value) : { kind: 'error', error: outcome.error };
+}
+
+export interface ApiDeps {
+  readonly backend: HostApiBackend;
+  readonly auth: Authenticator;
+  readonly logger: Logger;
+  readonly limits: ApiLimits;
+}
+
+export interface HandlerContext<Q> {
+  readonly req: IncomingMessage;
+  readonly params: RouteParams;
+  readonly query: Q;
+  readonly call: CallContext;
+  readonly deps: ApiDeps;
+  /** Reads and validates the JSON body (413 over the limit is raised for the pipeline to answer). */
+  body<S extends z.ZodType>(schema: S, model: string): Promise<Parsed<z.output<S>>>;
+  /** Checks records named in the body against the credential (e.g. the ids of a posted event). */
+  authorize(target: AccessTarget): Promise<AuthResult>;
+}
+
+export interface ApiRoute<Q = undefined> {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path below the base path, e.g. `/v2/infra-envs/{infra_env_id}/hosts`. */
+  readonly path: string;
+  /** Accepted credentials: agent token (X-Secret-Key) and/or download tokens of these kinds. */
+  readonly auth: { readonly agent?: boolean; readonly url?: readonly UrlKind[] };
+  /** Parses query parameters; problems go to the reader's error list (→ 400). */
+  readonly query?: (reader: QueryReader) => Q;
+  /** The records the request names (default: the path's infra_env_id, cluster_id, host_id). */
+  readonly target?: (params: RouteParams, query: Q) => AccessTarget;
+  readonly handle: (ctx: HandlerContext<Q>) => Promise<ApiReply>;
+}
+
+/** Erases the query type so routes of different shapes fit in one list. */
+export function defineRoute<Q>(route: ApiRoute<Q>): ApiRoute<unknown> {
+  return route as unknown as ApiRoute<unknown>;
+}
+
+export function targetFromPath(params: RouteParams): AccessTarget {
+  return {
+    ...(params.infra_env_id ? { infraEnvId: params.infra_env_id } : {}),
+    ...(params.cluster_id ? { clusterId: params.cluster_id } : {}),
+    ...(params.host_id ? { hostId: params.host_id } : {}),
+  };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export async function writeReply(res: ServerResponse, reply: ApiReply): Promise<void> {
+  switch (reply.kind) {
+    case 'json':
+      return sendJson(res, reply.status, reply.body, reply.headers);
+    case 'empty':
+      return sendEmpty(res, reply.status);
+    case 'file':
+      return sendFile(res, reply.file);
+    case 'error': {
+      const { status } = reply.error;
+      // A backend answering a non-error status as an error is a bug, not a client problem.
+      const sane = Number.isInteger(status) && status >= 400 && status <= 599;
+      return sendError(res, sane ? reply.error : apiError(500, `invalid error status ${status}`));
+    }
+  }
+}
+
+/** Answers an exception escaping a handler: 413 and 400 for body problems, else 500. */
+export function answerFailure(res: ServerResponse, err: unknown, logger: Logger, what: string): void {
+  if (res.headersSent) {
+    logger.warn({ err }, `${what}: failed after the response started`);
+    res.destroy(err instanceof Error ? err : undefined);
+    return;
+  }
+  if (err instanceof PayloadTooLargeError) {
+    sendError(res, apiError(413, err.message));
+    return;
+  }
+  if (err instanceof MultipartError) {
+    sendError(res, apiError(400, err.message));
+    return;
+  }
+  logger.error({ err }, `${what} failed`);
+  sendError(res, apiError(500, 'internal error'));
+}
+
+export function mountApiRoute(router: Router, route: ApiRoute<unknown>, deps: ApiDeps): void {
+  const what = `${route.method} ${route.path}`;
+  router.add(route.method, API_BASE_PATH + route.path, async (req, res, params, url) => {
+    try {
+      const problems = checkPathIds(params);
+      const reader = new QueryReader(url.searchParams);
+      const query = route.query ? route.query(reader) : undefined;
+      problems.push(...reader.errors);
+      if (problems.length > 0) return sendError(res, apiError(400, problems.join('; ')));
+
+      const authRequest: AuthRequest = {
+        method: route.method,
+        path: url.pathname,
+        ...(req.socket.remoteAddress ? { remoteAddress: req.socket.remoteAddress } : {}),
+        agentToken: header(req, 'x-secret-key'),
+        urlToken: url.searchParams.get('api_key') ?? undefined,
+        accepts: route.auth,
+        target: route.target ? route.target(params, query) : targetFromPath(params),
+      };
+      const authenticated = await deps.auth.authenticate(authRequest);
+      if (!authenticated.ok) return sendMiddlewareError(res, authenticated.status, authenticated.reason);
+      const principal = authenticated.principal;
+
+      const requestId = header(req, 'x-request-id');
+      const agentVersionHeader = header(req, 'discovery_agent_version');
+      const call: CallContext = {
+        principal,
+        ...(requestId ? { requestId } : {}),
+        ...(agentVersionHeader ? { agentVersionHeader } : {}),
+      };
+      const reply = await route.handle({
+        req,
+        params,
+        query,
+        call,
+        deps,
+        body: async (schema, model) =>
+          parseJsonBody((await readBody(req, deps.limits.jsonBodyBytes)).toString('utf8'), schema, model),
+        authorize: (target) => deps.auth.authorize(principal, target, { ...authRequest, target }),
+      });
+      if (reply.kind === 'error' && reply.error.status >= 500) {
+        deps.logger.warn(
+          { route: what, status: reply.error.status, reason: reply.error.reason },
+          'backend error',
+        );
+      }
+      await writeReply(res, reply);
+    } catch (err) {
+      answerFailure(res, err, deps.logger, what);
+    } finally {
+      // Refused or answered early: let the client finish sending so it reads the answer.
+      discardRest(req);
+    }
+  });
+}
+
+/** Sends an authorisation refusal found inside a handler. */
+export function refusal(result: Exclude<AuthResult, { ok: true }>): ApiReply {
+  return { kind: 'json', status: result.status, body: middlewareErrorBody(result.status, result.reason) };
+}

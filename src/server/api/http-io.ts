@@ -1,0 +1,121 @@
+// Reading request bodies under a size limit and writing the three kinds of responses (JSON,
+// empty, octet-stream files) with the headers the Go clients expect (agent-api.md §0.3, §0.4).
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FileDownload } from './backend.ts';
+import { type ApiError, bodyForStatus, middlewareErrorBody } from './errors.ts';
+
+export class PayloadTooLargeError extends Error {
+  readonly limit: number;
+  constructor(limit: number) {
+    super(`request body is larger than the limit of ${limit} bytes`);
+    this.name = 'PayloadTooLargeError';
+    this.limit = limit;
+  }
+}
+
+/** Fails early on a declared Content-Length over the limit (the body is then never read). */
+export function checkDeclaredLength(req: IncomingMessage, limit: number): void {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw new PayloadTooLargeError(limit);
+}
+
+/** How much more of a refused body is read and thrown away before the connection is cut. */
+export const DISCARD_LIMIT_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Reads the request's chunks without destroying it when the reader stops early: the socket must
+ * stay open so the client can finish sending and read our 413 (a reset would lose it).
+ */
+async function* chunksOf(req: IncomingMessage): AsyncGenerator<Buffer> {
+  for await (const chunk of req.iterator({ destroyOnReturn: false })) yield chunk as Buffer;
+}
+
+/** Reads the whole body, failing as soon as it passes `limit` bytes (chunked bodies included). */
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of limitedChunks(req, limit)) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/** Yields the request's chunks, failing once more than `limit` bytes arrived. */
+export async function* limitedChunks(req: IncomingMessage, limit: number): AsyncGenerator<Buffer> {
+  checkDeclaredLength(req, limit);
+  let total = 0;
+  for await (const chunk of chunksOf(req)) {
+    total += chunk.length;
+    if (total > limit) throw new PayloadTooLargeError(limit);
+    yield chunk;
+  }
+}
+
+/**
+ * Throws away what is left of a request body that will not be read (refused, or answered before
+ * the end), keeping the connection usable; cuts it after `limit` more bytes.
+ */
+export function discardRest(req: IncomingMessage, limit = DISCARD_LIMIT_BYTES): void {
+  if (req.complete || req.destroyed) return;
+  let discarded = 0;
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > limit) req.socket.destroy();
+  });
+  req.resume();
+}
+
+/** JSON as Go's encoder writes it (with a trailing newline). */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  const text = `${JSON.stringify(body)}\n`;
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+  });
+  res.end(text);
+}
+
+export function sendEmpty(res: ServerResponse, status: number) {
+  res.writeHead(status, { 'content-length': '0' });
+  res.end();
+}
+
+/** A handler-level error in the body shape declared for its status. */
+export function sendError(res: ServerResponse, error: ApiError) {
+  sendJson(res, error.status, bodyForStatus(error));
+}
+
+/** A refusal made before any handler ran (authentication, routing). */
+export function sendMiddlewareError(res: ServerResponse, status: number, message: string, headers = {}) {
+  sendJson(res, status, middlewareErrorBody(status, message), headers);
+}
+
+function contentDisposition(fileName: string): string {
+  const safe = fileName.replace(/["\\\r\n]/g, '_');
+  return `attachment; filename="${safe}"`;
+}
+
+/** Bytes as application/octet-stream (the only type the Go clients stream into a file). */
+export async function sendFile(res: ServerResponse, file: FileDownload): Promise<void> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/octet-stream',
+    'content-disposition': contentDisposition(file.fileName),
+  };
+  if (file.lastModified) headers['last-modified'] = file.lastModified.toUTCString();
+  if (typeof file.content === 'string' || Buffer.isBuffer(file.content)) {
+    const bytes = typeof file.content === 'string' ? Buffer.from(file.content) : file.content;
+    headers['content-length'] = String(bytes.length);
+    res.writeHead(200, headers);
+    res.end(bytes);
+    return;
+  }
+  if (file.size !== undefined) headers['content-length'] = String(file.size);
+  res.writeHead(200, headers);
+  await pipeline(file.content as Readable, res);
+}

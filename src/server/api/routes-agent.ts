@@ -1,0 +1,142 @@
+// Operations of the agent, next_step_runner and installer on one host (agent-api.md §2.1, §2.2):
+// register, poll instructions, post step replies, report logs and install progress, fetch the
+// host's pointer ignition.
+
+import { parseStepReply } from '../../core/steps/index.ts';
+import { type ApiRoute, defineRoute, errorReply, fromOutcome, type HandlerContext } from './api-route.ts';
+import type { HostRef } from './backend.ts';
+import {
+  hostCreateParamsSchema,
+  hostProgressSchema,
+  logsProgressParamsSchema,
+  stepReplySchema,
+} from './schemas.ts';
+import { hostToWire, nextStepRunnerCommand } from './wire.ts';
+
+const AGENT = { agent: true } as const;
+const HOST_PATH = '/v2/infra-envs/{infra_env_id}/hosts/{host_id}';
+
+function hostRef(ctx: HandlerContext<unknown>): HostRef {
+  return { infraEnvId: ctx.params.infra_env_id!, hostId: ctx.params.host_id! };
+}
+
+const registerHost = defineRoute({
+  method: 'POST',
+  path: '/v2/infra-envs/{infra_env_id}/hosts',
+  auth: AGENT,
+  async handle(ctx) {
+    const body = await ctx.body(hostCreateParamsSchema, 'host-create-params');
+    if (!body.ok) return errorReply(400, body.message);
+    const version = body.value.discovery_agent_version ?? ctx.call.agentVersionHeader;
+    const outcome = await ctx.deps.backend.registerHost(ctx.call, {
+      infraEnvId: ctx.params.infra_env_id!,
+      hostId: body.value.host_id,
+      ...(version ? { discoveryAgentVersion: version } : {}),
+    });
+    return fromOutcome(outcome, ({ host, nextStepRunner }) => ({
+      kind: 'json',
+      status: 201,
+      body: {
+        ...hostToWire(host),
+        next_step_runner_command: nextStepRunnerCommand(
+          host,
+          nextStepRunner.agentImage,
+          nextStepRunner.retrySeconds,
+        ),
+      },
+    }));
+  },
+});
+
+const getNextSteps = defineRoute<{ timestamp?: number }>({
+  method: 'GET',
+  path: `${HOST_PATH}/instructions`,
+  auth: AGENT,
+  query: (q) => {
+    const timestamp = q.int('timestamp');
+    return timestamp === undefined ? {} : { timestamp };
+  },
+  async handle(ctx) {
+    const outcome = await ctx.deps.backend.getNextSteps(ctx.call, { ...hostRef(ctx), ...ctx.query });
+    // Go sends nil slices as null; send [] so every client sees a list.
+    return fromOutcome(outcome, (steps) => ({
+      kind: 'json',
+      status: 200,
+      body: { ...steps, instructions: steps.instructions ?? [] },
+    }));
+  },
+});
+
+const postStepReply = defineRoute({
+  method: 'POST',
+  path: `${HOST_PATH}/instructions`,
+  auth: AGENT,
+  async handle(ctx) {
+    const body = await ctx.body(stepReplySchema, 'step-reply');
+    if (!body.ok) return errorReply(400, body.message);
+    const reply = {
+      step_type: body.value.step_type,
+      ...(body.value.step_id !== undefined ? { step_id: body.value.step_id } : {}),
+      ...(body.value.exit_code !== undefined ? { exit_code: body.value.exit_code } : {}),
+      ...(body.value.output !== undefined ? { output: body.value.output } : {}),
+      ...(body.value.error !== undefined ? { error: body.value.error } : {}),
+    };
+    const decoded = parseStepReply(reply);
+    // Upstream: a successful step whose output does not decode is a bad request; a failed step is
+    // recorded as a failure and answered 204.
+    if ((reply.exit_code ?? 0) === 0 && !decoded.ok) return errorReply(400, decoded.error);
+    const outcome = await ctx.deps.backend.postStepReply(ctx.call, { ...hostRef(ctx), reply, decoded });
+    return fromOutcome(outcome, () => ({ kind: 'empty', status: 204 }));
+  },
+});
+
+const updateHostLogsProgress = defineRoute({
+  method: 'PUT',
+  path: `${HOST_PATH}/logs-progress`,
+  auth: AGENT,
+  async handle(ctx) {
+    const body = await ctx.body(logsProgressParamsSchema, 'logs-progress-params');
+    if (!body.ok) return errorReply(400, body.message);
+    const outcome = await ctx.deps.backend.updateHostLogsProgress(ctx.call, {
+      ...hostRef(ctx),
+      logsState: body.value.logs_state,
+    });
+    return fromOutcome(outcome, () => ({ kind: 'empty', status: 204 }));
+  },
+});
+
+const updateHostInstallProgress = defineRoute({
+  method: 'PUT',
+  path: `${HOST_PATH}/progress`,
+  auth: AGENT,
+  async handle(ctx) {
+    const body = await ctx.body(hostProgressSchema, 'host-progress');
+    if (!body.ok) return errorReply(400, body.message);
+    const { current_stage, progress_info } = body.value;
+    const outcome = await ctx.deps.backend.updateHostInstallProgress(ctx.call, {
+      ...hostRef(ctx),
+      progress: progress_info === undefined ? { current_stage } : { current_stage, progress_info },
+    });
+    return fromOutcome(outcome, () => ({ kind: 'empty', status: 200 }));
+  },
+});
+
+/** Note the singular `infra-env` in this one path (§0.1). */
+const downloadHostIgnition = defineRoute({
+  method: 'GET',
+  path: '/v2/infra-env/{infra_env_id}/hosts/{host_id}/downloads/ignition',
+  auth: AGENT,
+  async handle(ctx) {
+    const outcome = await ctx.deps.backend.downloadHostIgnition(ctx.call, hostRef(ctx));
+    return fromOutcome(outcome, (file) => ({ kind: 'file', file }));
+  },
+});
+
+export const HOST_ROUTES: readonly ApiRoute<unknown>[] = [
+  registerHost,
+  getNextSteps,
+  postStepReply,
+  updateHostLogsProgress,
+  updateHostInstallProgress,
+  downloadHostIgnition,
+];

@@ -1,0 +1,124 @@
+// Core records → REST models (agent-api.md §3.2, §3.5). The core keeps parsed values; the wire
+// carries several of them as JSON strings (`inventory` above all: the installer and controller
+// parse it and abort when it is not valid Inventory JSON). Secrets never leave.
+
+import type { Cluster, Host, MonitoredOperator } from '../../core/model.ts';
+import type { InfraEnvRecord } from './backend.ts';
+
+export const API_BASE_PATH = '/api/assisted-install';
+
+/** Host fields the core keeps as values and the wire model declares as JSON strings. */
+const HOST_JSON_STRING_FIELDS = [
+  'inventory',
+  'validations_info',
+  'connectivity',
+  'free_addresses',
+  'ntp_sources',
+  'disks_info',
+  'images_status',
+  'domain_name_resolutions',
+  'api_vip_connectivity',
+  'node_labels',
+] as const satisfies readonly (keyof Host)[];
+
+export type WireObject = Record<string, unknown>;
+
+export function hostHref(host: Pick<Host, 'id' | 'infra_env_id'>): string {
+  return `${API_BASE_PATH}/v2/infra-envs/${host.infra_env_id}/hosts/${host.id}`;
+}
+
+export function hostToWire(host: Host): WireObject {
+  const out: WireObject = { ...host, href: hostHref(host) };
+  for (const field of HOST_JSON_STRING_FIELDS) {
+    const value = host[field];
+    if (value !== undefined && value !== null) out[field] = JSON.stringify(value);
+  }
+  return out;
+}
+
+export interface HostListFilter {
+  role?: string;
+  status?: string;
+  withInventory?: boolean;
+  withConnectivity?: boolean;
+}
+
+/** host-list for GET /v2/clusters/{cid}/hosts (inventory and connectivity only when asked for). */
+export function hostListToWire(hosts: readonly Host[], filter: HostListFilter): WireObject[] {
+  return hosts
+    .filter((h) => filter.role === undefined || h.role === filter.role)
+    .filter((h) => filter.status === undefined || h.status === filter.status)
+    .map((h) => {
+      const wire = hostToWire(h);
+      if (!filter.withInventory) delete wire.inventory;
+      if (!filter.withConnectivity) delete wire.connectivity;
+      return wire;
+    });
+}
+
+export function operatorToWire(clusterId: string, operator: MonitoredOperator): WireObject {
+  return { cluster_id: clusterId, ...operator };
+}
+
+export function clusterToWire(cluster: Cluster, options: { excludeHosts?: boolean } = {}): WireObject {
+  const { pull_secret: _secret, hosts, validations_info, monitored_operators, ...rest } = cluster;
+  const out: WireObject = {
+    ...rest,
+    href: `${API_BASE_PATH}/v2/clusters/${cluster.id}`,
+    // Required by the model; the ISO fields it held are per infra-env in the v2 API.
+    image_info: {},
+    pull_secret_set:
+      cluster.pull_secret_set ?? (cluster.pull_secret !== undefined && cluster.pull_secret !== ''),
+  };
+  if (validations_info !== undefined) out.validations_info = JSON.stringify(validations_info);
+  if (monitored_operators !== undefined) {
+    out.monitored_operators = monitored_operators.map((op) => operatorToWire(cluster.id, op));
+  }
+  if (!options.excludeHosts) out.hosts = hosts.map(hostToWire);
+  return out;
+}
+
+export function infraEnvToWire(infraEnv: InfraEnvRecord): WireObject {
+  const out: WireObject = {
+    id: infraEnv.id,
+    kind: 'InfraEnv',
+    href: `${API_BASE_PATH}/v2/infra-envs/${infraEnv.id}`,
+    name: infraEnv.name,
+    type: infraEnv.type ?? 'full-iso',
+    pull_secret_set: infraEnv.pull_secret !== undefined && infraEnv.pull_secret !== '',
+    // The image service parses this JSON string (operation/value pairs).
+    kernel_arguments: JSON.stringify(infraEnv.kernel_arguments ?? []),
+  };
+  const copy = [
+    'cluster_id',
+    'openshift_version',
+    'cpu_architecture',
+    'ssh_authorized_key',
+    'proxy',
+    'additional_ntp_sources',
+    'additional_trust_bundle',
+    'download_url',
+    'expires_at',
+    'created_at',
+    'updated_at',
+  ] as const;
+  for (const key of copy) {
+    const value = infraEnv[key];
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+/** next_step_runner_command of host_registration_response (§1.1 step 2, §3.1). */
+export function nextStepRunnerCommand(
+  host: Pick<Host, 'id' | 'infra_env_id'>,
+  agentImage: string,
+  retrySeconds?: number,
+): WireObject {
+  const request = { agent_version: agentImage, host_id: host.id, infra_env_id: host.infra_env_id };
+  return {
+    command: '',
+    args: [JSON.stringify(request)],
+    ...(retrySeconds !== undefined ? { retry_seconds: retrySeconds } : {}),
+  };
+}

@@ -1,0 +1,29 @@
+// Local authentication for the host-facing REST API (agent-api.md §7).
+export {
+  apiKeyOf,
+  DEFAULT_REISSUE_BEFORE_SECONDS,
+  DEFAULT_URL_TOKEN_TTL_SECONDS,
+  goEncodeQuery,
+  goQueryEscape,
+  needsReissue,
+  withApiKey,
+} from './download-urls.ts';
+export { base64url, type JwtClaims, type JwtVerification, signJwt, verifyJwt } from './jwt.ts';
+export {
+  generateKeyPairPem,
+  importKeyPair,
+  type KeyPairPem,
+  type KeyStore,
+  loadOrCreateKeys,
+  type SigningKeys,
+} from './keys.ts';
+export {
+  type IssuedUrl,
+  LocalAuth,
+  type LocalAuthOptions,
+  OBJECT_NOT_FOUND,
+  UNAUTHENTICATED,
+} from './local-auth.ts';
+export { MemoryKeyStore } from './memory-key-store.ts';
+export { CLUSTER_CLAIM, INFRA_ENV_CLAIM, peekClaims, subjectOf, URL_KIND_CLAIM } from './tokens.ts';
+export * from './types.ts';
