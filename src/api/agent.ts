@@ -306,6 +306,87 @@ export const csrStatusSchema = z.looseObject({
 });
 export type CsrStatus = z.infer<typeof csrStatusSchema>;
 
+// ---------------------------------------------------------------------------------------------
+// status.backend (additive field, not upstream; see docs/compatibility.md "Additive fields")
+// ---------------------------------------------------------------------------------------------
+
+/** A route from the agent's inventory, kept as the agent reported it. */
+export interface InventoryRoute {
+  interface?: string;
+  gateway?: string;
+  destination?: string;
+  family?: number;
+  metric?: number;
+}
+
+/** Inventory facts of one disk that `status.inventory.disks[]` has no field for. */
+export interface InventoryDiskExtra {
+  hasUuid?: boolean;
+  removable?: boolean;
+  partitionTypes?: string;
+  isInstallationMedia?: boolean;
+  holders?: string;
+  iscsi?: { hostIpAddress?: string };
+}
+
+/**
+ * One exact value the camelCase inventory cannot express: a zero, false or empty string the agent
+ * sent explicitly, a null list, a fractional CPU frequency, a key this operator does not know.
+ * `path` is a key/index path into the agent's (snake_case) inventory; `absent` removes the key.
+ */
+export interface InventoryCorrection {
+  path: (string | number)[];
+  value?: unknown;
+  absent?: boolean;
+}
+
+/**
+ * What upstream's camelCase `status.inventory` drops from the agent's inventory. Together they
+ * convert back to the agent's inventory exactly. Per-interface and per-disk entries are aligned
+ * with `status.inventory.interfaces` / `disks` by index.
+ */
+export interface InventoryExtra {
+  routes?: InventoryRoute[] | null;
+  tpmVersion?: string;
+  truncation?: { type: string; reasons?: string[] | null };
+  memory?: { physicalBytesMethod?: string };
+  boot?: { commandLine?: string; secureBootState?: string };
+  interfaces?: { type?: string }[];
+  disks?: InventoryDiskExtra[];
+  corrections?: InventoryCorrection[];
+}
+
+/** Host facts that are not part of upstream's Agent status but must survive a restart. */
+export interface AgentBackendStatus {
+  /** Backend cluster (ClusterDeployment uid) the host is bound to; absent while unbound. */
+  clusterID?: string;
+  /** InfraEnv uid the host registered through. */
+  infraEnvID?: string;
+  /** The host record's role (spec.role "" keeps it; the install start may assign it). */
+  role?: string;
+  suggestedRole?: string;
+  /** Last applied spec.hostname (upstream ignores an emptied spec value). */
+  requestedHostname?: string;
+  /** Last applied machine config pool (day-2 hosts default to "worker"). */
+  machineConfigPool?: string;
+  statusUpdatedAt?: string;
+  registeredAt?: string;
+  installerVersion?: string;
+  discoveryAgentVersion?: string;
+  logsInfo?: string;
+  logsStartedAt?: string;
+  logsCollectedAt?: string;
+  mediaStatus?: string;
+  connectionTimedOut?: boolean;
+  stageTimedOut?: boolean;
+  inventoryExtra?: InventoryExtra;
+}
+
+export const agentBackendStatusSchema = crd(z.looseObject({}), {
+  preserveUnknownFields: true,
+  description: 'Host facts kept by agent-install-operator across restarts (not part of the upstream API).',
+}) as unknown as z.ZodType<AgentBackendStatus>;
+
 export const agentStatusSchema = doc(
   z.looseObject({
     bootstrap: doc(z.boolean(), 'The host was picked as the bootstrap node.').optional(),
@@ -323,6 +404,7 @@ export const agentStatusSchema = doc(
     ).optional(),
     csrStatus: doc(csrStatusSchema, 'CSR auto-approval bookkeeping for day-2 hosts.').optional(),
     kind: doc(z.string(), 'Host (day 1) or AddToExistingClusterHost (day 2).').optional(),
+    backend: agentBackendStatusSchema.optional(),
   }),
   'Observed state of the Agent.',
 );

@@ -250,6 +250,64 @@ export const clusterDebugInfoSchema = z.looseObject({
 });
 export type ClusterDebugInfo = z.infer<typeof clusterDebugInfoSchema>;
 
+/** A monitored operator of the cluster (status.backend.monitoredOperators[]). */
+export interface MonitoredOperatorStatus {
+  name: string;
+  operatorType: string;
+  status?: string;
+  statusInfo?: string;
+  timeoutSeconds?: number;
+  version?: string;
+  namespace?: string;
+  subscriptionName?: string;
+}
+
+/** Cluster facts that are not part of upstream's ACI status but must survive a restart. */
+export interface AgentClusterInstallBackendStatus {
+  /** ClusterDeployment uid the facts belong to; another uid means the CD was re-created. */
+  clusterID?: string;
+  /** Cluster or AddHostsCluster. */
+  kind?: string;
+  /**
+   * Cluster state and its info. `debugInfo.state`/`stateInfo` show the same, but upstream clears
+   * those while the spec cannot be synced ("Unknown set"); the state must survive that.
+   */
+  state?: string;
+  stateInfo?: string;
+  /** Imported as installed (day 2) rather than installed by this operator. */
+  imported?: boolean;
+  /** Release resolved when the cluster was registered (not re-resolved, as upstream). */
+  openshiftVersion?: string;
+  releaseImage?: string;
+  cpuArchitecture?: string;
+  /** OpenShift cluster id read from the generated bootstrap ignition. */
+  openshiftClusterID?: string;
+  apiVipDnsName?: string;
+  createdAt?: string;
+  statusUpdatedAt?: string;
+  installStartedAt?: string;
+  installCompletedAt?: string;
+  lastInstallationPreparation?: { status: string; reason?: string };
+  progress?: {
+    preparingForInstallationStagePercentage?: number;
+    installingStagePercentage?: number;
+    finalizingStagePercentage?: number;
+    finalizingStage?: string;
+    finalizingStageStartedAt?: string;
+    finalizingStageTimedOut?: boolean;
+  };
+  monitoredOperators?: MonitoredOperatorStatus[];
+  kubeconfigUploaded?: boolean;
+  logsInfo?: string;
+  controllerLogsStartedAt?: string;
+  controllerLogsCollectedAt?: string;
+}
+
+export const agentClusterInstallBackendStatusSchema = crd(z.looseObject({}), {
+  preserveUnknownFields: true,
+  description: 'Cluster facts kept by agent-install-operator across restarts (not part of the upstream API).',
+}) as unknown as z.ZodType<AgentClusterInstallBackendStatus>;
+
 export const agentClusterInstallStatusSchema = doc(
   z.looseObject({
     conditions: doc(z.array(clusterInstallConditionSchema), 'Detailed state of the installation.').optional(),
@@ -268,6 +326,7 @@ export const agentClusterInstallStatusSchema = doc(
     userManagedNetworking: doc(z.boolean(), 'Effective user-managed networking.').optional(),
     platformType: doc(z.enum(PLATFORM_TYPES), 'Effective platform.').optional(),
     validationsInfo: doc(validationsStatusSchema, 'Cluster validation results by category.').optional(),
+    backend: agentClusterInstallBackendStatusSchema.optional(),
   }),
   'Observed state of the AgentClusterInstall.',
 );

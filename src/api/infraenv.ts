@@ -127,6 +127,20 @@ export const bootArtifactsSchema = z.looseObject({
 });
 export type BootArtifacts = z.infer<typeof bootArtifactsSchema>;
 
+/** InfraEnv facts that are not part of upstream's status but must survive a restart. */
+export interface InfraEnvBackendStatus {
+  /** Hash of everything that goes into the discovery image (see records/infraenv.ts). */
+  imageDigest?: string;
+  /** When the download URL tokens in status expire (they are re-issued before). */
+  tokenExpiresAt?: string;
+}
+
+export const infraEnvBackendStatusSchema = crd(z.looseObject({}), {
+  preserveUnknownFields: true,
+  description:
+    'InfraEnv facts kept by agent-install-operator across restarts (not part of the upstream API).',
+}) as unknown as z.ZodType<InfraEnvBackendStatus>;
+
 export const infraEnvStatusSchema = doc(
   z.looseObject({
     isoDownloadURL: doc(z.string(), 'URL of the discovery ISO.').optional(),
@@ -138,6 +152,7 @@ export const infraEnvStatusSchema = doc(
     ).optional(),
     debugInfo: crd(always(infraEnvDebugInfoSchema, {}), { description: 'Debugging URLs.' }),
     bootArtifacts: crd(always(bootArtifactsSchema, {}), { description: 'URLs of the boot artifacts.' }),
+    backend: infraEnvBackendStatusSchema.optional(),
   }),
   'Observed state of the InfraEnv.',
 );

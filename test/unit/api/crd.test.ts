@@ -418,7 +418,7 @@ describe('structural schemas', () => {
     }
   });
 
-  it('owned kinds only preserve unknown fields where the spec keeps free-form content', () => {
+  it('owned kinds only preserve unknown fields where the spec keeps free-form content or in status.backend', () => {
     const preserved: string[] = [];
     for (const k of OWNED_KINDS) {
       walkSchema(openAPISchemaFor(k), (node, path) => {
@@ -426,7 +426,10 @@ describe('structural schemas', () => {
       });
     }
     expect(preserved.sort()).toEqual([
+      'Agent.status.backend',
       'AgentClusterInstall.spec.clusterMetadata.platform',
+      'AgentClusterInstall.status.backend',
+      'InfraEnv.status.backend',
       'NMStateConfig.spec.config',
     ]);
   });
