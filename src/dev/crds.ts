@@ -1,24 +1,36 @@
 // Installs CustomResourceDefinitions from YAML files and waits until the API server serves them.
+// Uses the runtime's plain JSON client: client-node's typed serializer silently drops `enum` and
+// `default` from CRD schemas (its JSONSchemaProps model renames them), which disables validation.
 import { readFile } from 'node:fs/promises';
-import { ApiextensionsV1Api, KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
+import { isNotFound, KubeClient } from '../runtime/client.ts';
+import type { ApiResource, KubeObject } from '../runtime/types.ts';
 
-export async function readCrds(files: string[]): Promise<V1CustomResourceDefinition[]> {
-  const out: V1CustomResourceDefinition[] = [];
+const CRD_RESOURCE: ApiResource = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  kind: 'CustomResourceDefinition',
+  plural: 'customresourcedefinitions',
+  namespaced: false,
+};
+
+interface Crd extends KubeObject {
+  status?: { conditions?: { type: string; status: string }[] };
+}
+
+export async function readCrds(files: string[]): Promise<Crd[]> {
+  const out: Crd[] = [];
   for (const f of files) {
     for (const doc of parseAllDocuments(await readFile(f, 'utf8'))) {
-      const obj = doc.toJS() as V1CustomResourceDefinition | null;
+      const obj = doc.toJS() as Crd | null;
       if (obj?.kind === 'CustomResourceDefinition') out.push(obj);
     }
   }
   return out;
 }
 
-function isNotFound(err: unknown): boolean {
-  return (err as { code?: number }).code === 404;
-}
-
-/** Creates or replaces each CRD, then polls every 100 ms until all are Established. */
+/** Creates or replaces each CRD, then polls every 100 ms (as envtest does) until all are Established. */
 export async function installCrds(
   kubeconfigPath: string,
   files: string[],
@@ -26,30 +38,35 @@ export async function installCrds(
 ): Promise<void> {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
-  const api = kc.makeApiClient(ApiextensionsV1Api);
-  const crds = await readCrds(files);
-  for (const crd of crds) {
-    const name = crd.metadata?.name ?? '';
-    try {
-      const existing = await api.readCustomResourceDefinition({ name });
-      crd.metadata = { ...crd.metadata, resourceVersion: existing.metadata?.resourceVersion };
-      await api.replaceCustomResourceDefinition({ name, body: crd });
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      await api.createCustomResourceDefinition({ body: crd });
+  const client = new KubeClient({ kubeConfig: kc, qps: 0 });
+  try {
+    const crds = await readCrds(files);
+    for (const crd of crds) {
+      const name = crd.metadata.name ?? '';
+      const existing = await client.getIfExists<Crd>(CRD_RESOURCE, name);
+      if (existing) {
+        await client.replace(CRD_RESOURCE, {
+          ...crd,
+          metadata: { ...crd.metadata, resourceVersion: existing.metadata.resourceVersion },
+        });
+      } else {
+        await client.create(CRD_RESOURCE, crd);
+      }
     }
-  }
-  const deadline = Date.now() + timeoutMs;
-  for (const crd of crds) {
-    const name = crd.metadata?.name ?? '';
-    for (;;) {
-      const got = await api.readCustomResourceDefinition({ name });
-      const established = got.status?.conditions?.some(
-        (c) => c.type === 'Established' && c.status === 'True',
-      );
-      if (established) break;
-      if (Date.now() > deadline) throw new Error(`CRD ${name} not established after ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 100));
+    const deadline = Date.now() + timeoutMs;
+    for (const crd of crds) {
+      const name = crd.metadata.name ?? '';
+      for (;;) {
+        const got = await client.get<Crd>(CRD_RESOURCE, name).catch((err) => {
+          if (isNotFound(err)) return undefined;
+          throw err;
+        });
+        if (got?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
+        if (Date.now() > deadline) throw new Error(`CRD ${name} not established after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
     }
+  } finally {
+    await client.close();
   }
 }

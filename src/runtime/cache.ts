@@ -1,0 +1,101 @@
+// One shared informer per kind for the whole manager, so N controllers watching Secrets open one
+// watch and hold one copy. Per-kind settings restrict what is cached (assisted-service caches only
+// Secrets and ConfigMaps labelled agent-install.openshift.io/watch=true; reads of others go live).
+import type { Logger } from 'pino';
+import type { BackoffOptions } from './backoff.ts';
+import type { KubeClient } from './client.ts';
+import { Informer } from './informer.ts';
+import type { RuntimeMetrics } from './metrics.ts';
+import { type ApiResource, type KubeObject, resourceId } from './types.ts';
+
+export interface ResourceCacheOptions {
+  resource: ApiResource;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Runs before caching; default strips managedFields. Must be the same for every user of the kind. */
+  transform?: (obj: KubeObject) => KubeObject;
+}
+
+export interface InformerCacheOptions {
+  client: KubeClient;
+  logger: Logger;
+  metrics: RuntimeMetrics;
+  /** Restrict every namespaced informer to one namespace (undefined = all namespaces). */
+  namespace?: string;
+  byResource?: ResourceCacheOptions[];
+  pageSize?: number;
+  minWatchTimeoutSeconds?: number;
+  idleMarginMs?: number;
+  backoff?: BackoffOptions;
+}
+
+export class InformerCache {
+  private readonly opts: InformerCacheOptions;
+  private readonly informers = new Map<string, Informer>();
+  private readonly settings = new Map<string, ResourceCacheOptions>();
+  private running = false;
+
+  constructor(opts: InformerCacheOptions) {
+    this.opts = opts;
+    for (const s of opts.byResource ?? []) this.settings.set(resourceId(s.resource), s);
+  }
+
+  /** The shared informer for a kind, created on first use; started at once if the cache runs. */
+  informer<T extends KubeObject = KubeObject>(resource: ApiResource): Informer<T> {
+    const id = resourceId(resource);
+    let inf = this.informers.get(id);
+    if (!inf) {
+      const s = this.settings.get(id);
+      inf = new Informer<KubeObject>({
+        client: this.opts.client,
+        resource,
+        namespace: resource.namespaced ? this.opts.namespace : undefined,
+        labelSelector: s?.labelSelector,
+        fieldSelector: s?.fieldSelector,
+        transform: s?.transform,
+        logger: this.opts.logger.child({ resource: id }),
+        metrics: this.opts.metrics.watchSink(id),
+        pageSize: this.opts.pageSize,
+        minWatchTimeoutSeconds: this.opts.minWatchTimeoutSeconds,
+        idleMarginMs: this.opts.idleMarginMs,
+        backoff: this.opts.backoff,
+      });
+      this.informers.set(id, inf);
+      if (this.running) inf.start();
+    }
+    return inf as unknown as Informer<T>;
+  }
+
+  start(): void {
+    this.running = true;
+    for (const inf of this.informers.values()) inf.start();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all([...this.informers.values()].map((i) => i.stop()));
+  }
+
+  /** True when every informer created so far has completed its first list. */
+  hasSynced(): boolean {
+    for (const inf of this.informers.values()) if (!inf.hasSynced()) return false;
+    return true;
+  }
+
+  /** Waits for the given informers (default all) to sync; rejects after timeoutMs. */
+  async waitForSync(timeoutMs: number, informers: Informer[] = [...this.informers.values()]): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const pending = informers.filter((i) => !i.hasSynced()).map((i) => resourceId(i.resource));
+        reject(new Error(`caches not synced after ${timeoutMs} ms: ${pending.join(', ')}`));
+      }, timeoutMs);
+      timer.unref?.(); // waiting must not keep a process alive that is otherwise done
+    });
+    try {
+      await Promise.race([Promise.all(informers.map((i) => i.waitForSync())), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,284 @@
+// Runtime settings from command-line flags and environment variables (flag wins), validated with
+// zod. Every default names where it comes from. Durations accept Go syntax ('15s', '2m', '500ms').
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+const IN_CLUSTER_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+const durationMs = z.union([
+  z.number().nonnegative(),
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?(ms|s|m|h)$/, 'expected a duration such as 500ms, 15s, 2m')
+    .transform((s) => {
+      const [, n, unit] = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(s)!;
+      const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
+      return Number(n) * factor;
+    }),
+]);
+
+const bool = z.union([
+  z.boolean(),
+  z.enum(['true', 'false', '1', '0']).transform((s) => s === 'true' || s === '1'),
+]);
+const positiveInt = z.coerce.number().int().positive();
+/** 'host:port', ':port' (all interfaces) or '0' (disabled). */
+const bindAddress = z.string().regex(/^(0|[^:\s]*:\d{1,5})$/, "expected 'host:port', ':port' or '0'");
+
+interface Setting {
+  flag: string;
+  env: string;
+  schema: z.ZodType;
+  default: unknown;
+  /** Where the default comes from. */
+  source: string;
+  description: string;
+}
+
+function inClusterNamespace(): string {
+  try {
+    return readFileSync(IN_CLUSTER_NAMESPACE_FILE, 'utf8').trim() || 'default';
+  } catch {
+    return 'default';
+  }
+}
+
+export const runtimeSettings = {
+  kubeconfig: {
+    flag: 'kubeconfig',
+    env: 'KUBECONFIG',
+    schema: z.string().optional(),
+    default: undefined,
+    source: 'client-go loading rules: $KUBECONFIG, else in-cluster service account, else ~/.kube/config',
+    description: 'Path to a kubeconfig file.',
+  },
+  metricsBindAddress: {
+    flag: 'metrics-bind-address',
+    env: 'METRICS_BIND_ADDRESS',
+    schema: bindAddress,
+    default: ':8080',
+    source: 'kubebuilder go/v3 scaffold (assisted-service operator)',
+    description: "Address for /metrics; '0' disables.",
+  },
+  healthProbeBindAddress: {
+    flag: 'health-probe-bind-address',
+    env: 'HEALTH_PROBE_BIND_ADDRESS',
+    schema: bindAddress,
+    default: ':8081',
+    source: 'kubebuilder scaffold; assisted-service CSV probes /healthz and /readyz on 8081',
+    description: "Address for /healthz and /readyz; '0' disables.",
+  },
+  leaderElect: {
+    flag: 'leader-elect',
+    env: 'LEADER_ELECT',
+    schema: bool,
+    default: true,
+    source: 'assisted-service CSV passes --leader-elect',
+    description: 'Run controllers only while holding the leader Lease.',
+  },
+  leaderElectionId: {
+    flag: 'leader-election-id',
+    env: 'LEADER_ELECTION_ID',
+    schema: z.string().min(1),
+    default: '77190dcb.agent-install.openshift.io',
+    source:
+      'assisted-service cmd/operator: the same Lease, so this operator and assisted-service never both lead',
+    description: 'Name of the Lease.',
+  },
+  leaderElectionNamespace: {
+    flag: 'leader-election-namespace',
+    env: 'POD_NAMESPACE',
+    schema: z.string().min(1),
+    default: undefined,
+    source: 'controller-runtime: the in-cluster service account namespace, else "default"',
+    description: 'Namespace of the Lease.',
+  },
+  leaseDurationMs: {
+    flag: 'leader-election-lease-duration',
+    env: 'LEADER_ELECTION_LEASE_DURATION',
+    schema: durationMs,
+    default: 15_000,
+    source: 'controller-runtime pkg/manager defaultLeaseDuration',
+    description: 'How long a Lease is valid without renewal.',
+  },
+  renewDeadlineMs: {
+    flag: 'leader-election-renew-deadline',
+    env: 'LEADER_ELECTION_RENEW_DEADLINE',
+    schema: durationMs,
+    default: 10_000,
+    source: 'controller-runtime pkg/manager defaultRenewDeadline',
+    description: 'The leader gives up if it could not renew for this long.',
+  },
+  retryPeriodMs: {
+    flag: 'leader-election-retry-period',
+    env: 'LEADER_ELECTION_RETRY_PERIOD',
+    schema: durationMs,
+    default: 2_000,
+    source: 'controller-runtime pkg/manager defaultRetryPeriod',
+    description: 'Interval between acquire/renew attempts.',
+  },
+  kubeApiQps: {
+    flag: 'kube-api-qps',
+    env: 'KUBE_API_QPS',
+    schema: z.coerce.number(),
+    default: 20,
+    source: 'controller-runtime < v0.21 client default, as vendored by assisted-service; <= 0 disables',
+    description: 'Client-side request rate limit.',
+  },
+  kubeApiBurst: {
+    flag: 'kube-api-burst',
+    env: 'KUBE_API_BURST',
+    schema: positiveInt,
+    default: 30,
+    source: 'controller-runtime < v0.21 client default, as vendored by assisted-service',
+    description: 'Client-side request burst.',
+  },
+  workers: {
+    flag: 'max-concurrent-reconciles',
+    env: 'MAX_CONCURRENT_RECONCILES',
+    schema: positiveInt,
+    default: 1,
+    source: 'controller-runtime MaxConcurrentReconciles',
+    description: 'Default workers per controller (controllers may override).',
+  },
+  cacheSyncTimeoutMs: {
+    flag: 'cache-sync-timeout',
+    env: 'CACHE_SYNC_TIMEOUT',
+    schema: durationMs,
+    default: 120_000,
+    source: 'controller-runtime CacheSyncTimeout',
+    description: 'Start-up fails if caches have not synced by then.',
+  },
+  gracefulShutdownTimeoutMs: {
+    flag: 'graceful-shutdown-timeout',
+    env: 'GRACEFUL_SHUTDOWN_TIMEOUT',
+    schema: durationMs,
+    default: 30_000,
+    source: 'controller-runtime defaultGracefulShutdownPeriod',
+    description: 'How long in-flight reconciles may run after SIGTERM.',
+  },
+  minWatchTimeoutMs: {
+    flag: 'min-watch-timeout',
+    env: 'MIN_WATCH_TIMEOUT',
+    schema: durationMs,
+    default: 300_000,
+    source: 'client-go reflector minWatchTimeout (watches last 1–2× this)',
+    description: 'Lower bound of the randomised server-side watch timeout.',
+  },
+  discoveryIntervalMs: {
+    flag: 'discovery-interval',
+    env: 'DISCOVERY_INTERVAL',
+    schema: durationMs,
+    default: 30_000,
+    source: 'project choice: an optional CRD installed later is picked up within 30 s',
+    description: 'How often to check whether optional kinds are now served.',
+  },
+  watchNamespace: {
+    flag: 'watch-namespace',
+    env: 'WATCH_NAMESPACE',
+    schema: z.string().optional(),
+    default: undefined,
+    source: 'all namespaces, as assisted-service',
+    description: 'Restrict namespaced caches to one namespace.',
+  },
+  logLevel: {
+    flag: 'log-level',
+    env: 'LOG_LEVEL',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    default: 'info',
+    source: 'pino default',
+    description: 'Log level.',
+  },
+} satisfies Record<keyof RuntimeConfig, Setting>;
+
+export interface RuntimeConfig {
+  kubeconfig: string | undefined;
+  metricsBindAddress: string;
+  healthProbeBindAddress: string;
+  leaderElect: boolean;
+  leaderElectionId: string;
+  leaderElectionNamespace: string;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  kubeApiQps: number;
+  kubeApiBurst: number;
+  workers: number;
+  cacheSyncTimeoutMs: number;
+  gracefulShutdownTimeoutMs: number;
+  minWatchTimeoutMs: number;
+  discoveryIntervalMs: number;
+  watchNamespace: string | undefined;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads `--flag=value`, `--flag value` and bare boolean `--flag`; unknown flags are left alone. */
+function readFlags(argv: readonly string[]): Map<string, string> {
+  const known = new Set(Object.values(runtimeSettings).map((s) => s.flag));
+  const out = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const m = /^--?([a-z0-9-]+)(?:=(.*))?$/.exec(argv[i]!);
+    if (!m || !known.has(m[1]!)) continue;
+    const [, flag, inline] = m;
+    if (inline !== undefined) out.set(flag!, inline);
+    else if (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) out.set(flag!, argv[++i]!);
+    else out.set(flag!, 'true');
+  }
+  return out;
+}
+
+export function loadRuntimeConfig(
+  argv: readonly string[] = process.argv.slice(2),
+  env: Record<string, string | undefined> = process.env,
+): RuntimeConfig {
+  const flags = readFlags(argv);
+  const out: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [key, s] of Object.entries(runtimeSettings) as [string, Setting][]) {
+    const raw = flags.get(s.flag) ?? (env[s.env] === '' ? undefined : env[s.env]);
+    if (raw === undefined) {
+      out[key] = s.default;
+      continue;
+    }
+    const parsed = s.schema.safeParse(raw);
+    if (parsed.success) out[key] = parsed.data;
+    else
+      problems.push(
+        `--${s.flag} / ${s.env}=${JSON.stringify(raw)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`,
+      );
+  }
+  out.leaderElectionNamespace ??= inClusterNamespace();
+  const config = out as unknown as RuntimeConfig;
+  if (config.renewDeadlineMs >= config.leaseDurationMs) {
+    problems.push('leader-election-renew-deadline must be shorter than leader-election-lease-duration');
+  }
+  if (config.retryPeriodMs >= config.renewDeadlineMs) {
+    problems.push('leader-election-retry-period must be shorter than leader-election-renew-deadline');
+  }
+  if (problems.length) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  return config;
+}
+
+/** One line per setting: flag, env, default and where the default comes from. */
+export function describeRuntimeConfig(): string {
+  return Object.values(runtimeSettings)
+    .map(
+      (s: Setting) =>
+        `--${s.flag} ($${s.env}) default ${JSON.stringify(s.default) ?? '(none)'} [${s.source}]\n    ${s.description}`,
+    )
+    .join('\n');
+}
+
+/** Splits 'host:port' / ':port' for servers; undefined when disabled ('0'). */
+export function parseBindAddress(addr: string): { host: string; port: number } | undefined {
+  if (addr === '0') return undefined;
+  const i = addr.lastIndexOf(':');
+  return { host: addr.slice(0, i) || '0.0.0.0', port: Number(addr.slice(i + 1)) };
+}

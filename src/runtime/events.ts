@@ -1,0 +1,178 @@
+// A core/v1 Event recorder in the manner of client-go's tools/record:
+// - aggregation: the same object + type + reason + message bumps count and lastTimestamp on the
+//   existing Event instead of creating a new one (LRU of 4096 recent events);
+// - spam filter: per involved object, a token bucket of burst 25 refilled one token per 5 minutes;
+//   events beyond that are dropped and counted;
+// - fire and forget: writes run in the background, one at a time; failures are logged, never thrown.
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import { isNotFound, type KubeClient } from './client.ts';
+import { formatTime } from './conditions.ts';
+import type { RuntimeMetrics } from './metrics.ts';
+import { type Clock, TokenBucket } from './rate-limiter.ts';
+import { EventResource, type KubeObject } from './types.ts';
+
+export type EventType = 'Normal' | 'Warning';
+
+export interface EventRecorderOptions {
+  client: KubeClient;
+  /** source.component / reportingComponent, e.g. 'agent-install-operator'. */
+  component: string;
+  host?: string;
+  logger: Logger;
+  metrics?: RuntimeMetrics;
+  /** Per-object burst. Default 25 (client-go EventSourceObjectSpamFilter). */
+  burst?: number;
+  /** Per-object refill: one token per this many ms. Default 300 000 (same source). */
+  refillIntervalMs?: number;
+  /** Aggregation and spam-filter entries kept. Default 4096 (client-go maxLruCacheEntries). */
+  cacheSize?: number;
+  /** Writes queued before new events are dropped. Default 1000 (project choice). */
+  maxPending?: number;
+  now?: Clock;
+}
+
+interface Recorded {
+  name: string;
+  namespace: string;
+  count: number;
+}
+
+/** A Map used as an LRU: re-inserting moves a key to the end; the oldest key is evicted. */
+class Lru<V> {
+  private readonly map = new Map<string, V>();
+  private readonly size: number;
+
+  constructor(size: number) {
+    this.size = size;
+  }
+
+  get(key: string): V | undefined {
+    const v = this.map.get(key);
+    if (v !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+
+  set(key: string, v: V): void {
+    this.map.delete(key);
+    this.map.set(key, v);
+    if (this.map.size > this.size) this.map.delete(this.map.keys().next().value!);
+  }
+
+  delete(key: string): void {
+    this.map.delete(key);
+  }
+}
+
+export class EventRecorder {
+  private readonly opts: EventRecorderOptions;
+  private readonly now: Clock;
+  private readonly host: string;
+  private readonly recorded: Lru<Recorded>;
+  private readonly buckets: Lru<TokenBucket>;
+  private tail: Promise<void> = Promise.resolve();
+  private pending = 0;
+
+  constructor(opts: EventRecorderOptions) {
+    this.opts = opts;
+    this.now = opts.now ?? Date.now;
+    this.host = opts.host ?? hostname();
+    this.recorded = new Lru(opts.cacheSize ?? 4096);
+    this.buckets = new Lru(opts.cacheSize ?? 4096);
+  }
+
+  /** Records an event about `obj` (a stored object: kind, name and uid are used). Never throws. */
+  event(obj: KubeObject, type: EventType, reason: string, message: string): void {
+    const m = obj.metadata;
+    const objectId = `${obj.kind}/${m.namespace ?? ''}/${m.name}/${m.uid ?? ''}`;
+    let bucket = this.buckets.get(objectId);
+    if (!bucket) {
+      bucket = new TokenBucket(
+        1000 / (this.opts.refillIntervalMs ?? 300_000),
+        this.opts.burst ?? 25,
+        this.now,
+      );
+      this.buckets.set(objectId, bucket);
+    }
+    if (!bucket.tryTake()) {
+      this.opts.metrics?.eventsDropped.inc({ reason: 'rate_limited' });
+      return;
+    }
+    if (this.pending >= (this.opts.maxPending ?? 1000)) {
+      this.opts.metrics?.eventsDropped.inc({ reason: 'backlog' });
+      return;
+    }
+    this.pending++;
+    const key = `${objectId}\u0000${type}\u0000${reason}\u0000${message}`;
+    const at = this.now();
+    this.tail = this.tail
+      .then(() => this.write(key, at, obj, type, reason, message))
+      .catch((err) => {
+        this.opts.metrics?.eventsDropped.inc({ reason: 'api_error' });
+        this.opts.logger.warn({ err: String(err), reason }, 'could not record event');
+      })
+      .finally(() => {
+        this.pending--;
+      });
+  }
+
+  /** Resolves when every event recorded so far has been written (or dropped). */
+  flush(): Promise<void> {
+    return this.tail;
+  }
+
+  private async write(
+    key: string,
+    at: number,
+    obj: KubeObject,
+    type: EventType,
+    reason: string,
+    message: string,
+  ) {
+    const { client } = this.opts;
+    const timestamp = formatTime(new Date(at));
+    const prev = this.recorded.get(key);
+    if (prev) {
+      try {
+        await client.patch(EventResource, prev.name, prev.namespace, 'merge', {
+          count: prev.count + 1,
+          lastTimestamp: timestamp,
+        });
+        prev.count++;
+        return;
+      } catch (err) {
+        // Events expire (kube-apiserver --event-ttl, 1 h); start a new one.
+        if (!isNotFound(err)) throw err;
+        this.recorded.delete(key);
+      }
+    }
+    const m = obj.metadata;
+    const namespace = m.namespace || 'default';
+    // client-go names events <object>.<unix nanos in hex>, unique enough without a server round trip.
+    const name = `${m.name}.${(BigInt(at) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6))).toString(16)}`;
+    await client.create(EventResource, {
+      metadata: { name, namespace },
+      involvedObject: {
+        apiVersion: obj.apiVersion,
+        kind: obj.kind,
+        name: m.name,
+        namespace: m.namespace,
+        uid: m.uid,
+        resourceVersion: m.resourceVersion,
+      },
+      type,
+      reason,
+      message,
+      source: { component: this.opts.component, host: this.host },
+      reportingComponent: this.opts.component,
+      reportingInstance: this.host,
+      firstTimestamp: timestamp,
+      lastTimestamp: timestamp,
+      count: 1,
+    } as KubeObject);
+    this.recorded.set(key, { name, namespace, count: 1 });
+  }
+}

@@ -1,0 +1,231 @@
+// Leader election on a coordination.k8s.io/v1 Lease (client-go tools/leaderelection semantics):
+// - a candidate takes the lease when it is free (no holder, released) or when the holder has not
+//   changed the record for leaseDuration, measured on *our* clock from when we observed the record
+//   (so clock skew between nodes does not matter);
+// - updates are optimistic (resourceVersion): of two candidates racing, one gets a conflict;
+// - the leader renews every retryPeriod and gives up leadership if it has not renewed for
+//   renewDeadline (< leaseDuration, so it stops before anyone else may start);
+// - stop({release}) keeps renewing until the caller has drained its work, then clears the holder so
+//   a successor takes over at once instead of after leaseDuration.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isDeepStrictEqual } from 'node:util';
+import type { Logger } from 'pino';
+import { isAlreadyExists, isConflict, type KubeClient } from './client.ts';
+import type { RuntimeMetrics } from './metrics.ts';
+import type { Clock } from './rate-limiter.ts';
+import { type KubeObject, LeaseResource } from './types.ts';
+
+export interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+
+export interface Lease extends KubeObject {
+  spec?: LeaseSpec;
+}
+
+export type LeaseClient = Pick<KubeClient, 'getIfExists' | 'create' | 'replace'>;
+
+export interface LeaderElectorOptions {
+  client: LeaseClient;
+  namespace: string;
+  name: string;
+  /** Unique per process, e.g. '<hostname>_<uuid>' (controller-runtime uses the same shape). */
+  identity: string;
+  /** Default 15 s (controller-runtime). */
+  leaseDurationMs?: number;
+  /** Default 10 s (controller-runtime). */
+  renewDeadlineMs?: number;
+  /** Default 2 s (controller-runtime). */
+  retryPeriodMs?: number;
+  onStartedLeading: () => void;
+  /** Called when leadership is lost (not on a requested stop). */
+  onStoppedLeading?: () => void;
+  logger: Logger;
+  metrics?: RuntimeMetrics;
+  now?: Clock;
+}
+
+/** MicroTime wire format (RFC 3339 with exactly six fractional digits). */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace('Z', '000Z');
+}
+
+export class LeaderElector {
+  private readonly opts: LeaderElectorOptions;
+  private readonly leaseDurationMs: number;
+  private readonly renewDeadlineMs: number;
+  private readonly retryPeriodMs: number;
+  private readonly now: Clock;
+  private readonly abort = new AbortController();
+  private observed: Lease | undefined;
+  private observedAt = 0;
+  private leading = false;
+  private running: Promise<'lost' | 'stopped'> | undefined;
+
+  constructor(opts: LeaderElectorOptions) {
+    this.opts = opts;
+    this.leaseDurationMs = opts.leaseDurationMs ?? 15_000;
+    this.renewDeadlineMs = opts.renewDeadlineMs ?? 10_000;
+    this.retryPeriodMs = opts.retryPeriodMs ?? 2_000;
+    this.now = opts.now ?? Date.now;
+    if (this.renewDeadlineMs >= this.leaseDurationMs)
+      throw new Error('renewDeadline must be below leaseDuration');
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** Campaigns, then renews. Resolves 'lost' if leadership was lost, 'stopped' after stop(). */
+  run(): Promise<'lost' | 'stopped'> {
+    this.running ??= this.campaign();
+    return this.running;
+  }
+
+  /** Stops campaigning/renewing; with release, hands the lease back if we hold it. */
+  async stop(opts: { release: boolean }): Promise<void> {
+    this.abort.abort();
+    await this.running;
+    if (opts.release && this.leading) await this.release();
+    this.setLeading(false);
+  }
+
+  private async campaign(): Promise<'lost' | 'stopped'> {
+    const signal = this.abort.signal;
+    const { logger } = this.opts;
+    while (!signal.aborted) {
+      if ((await this.tryAcquireOrRenew(this.leaseDurationMs)) === 'acquired') break;
+      // client-go jitters the retry by up to 1.2× so that candidates do not march in step.
+      await this.pause(this.retryPeriodMs * (1 + 1.2 * Math.random()));
+    }
+    if (signal.aborted) return 'stopped';
+    this.setLeading(true);
+    logger.info(
+      { lease: `${this.opts.namespace}/${this.opts.name}`, identity: this.opts.identity },
+      'became leader',
+    );
+    this.opts.onStartedLeading();
+    let renewedAt = this.now();
+    for (;;) {
+      await this.pause(this.retryPeriodMs);
+      if (signal.aborted) return 'stopped';
+      const budget = this.renewDeadlineMs - (this.now() - renewedAt);
+      const outcome = budget > 0 ? await this.tryAcquireOrRenew(budget) : 'failed';
+      if (outcome === 'acquired') {
+        renewedAt = this.now();
+        continue;
+      }
+      if (signal.aborted) return 'stopped';
+      if (outcome === 'held' || this.now() - renewedAt >= this.renewDeadlineMs) {
+        logger.error({ outcome, sinceRenewMs: this.now() - renewedAt }, 'leadership lost');
+        this.setLeading(false);
+        this.opts.onStoppedLeading?.();
+        return 'lost';
+      }
+    }
+  }
+
+  /** 'acquired' (we hold it now), 'held' (someone else validly holds it) or 'failed' (try again). */
+  private async tryAcquireOrRenew(timeoutMs: number): Promise<'acquired' | 'held' | 'failed'> {
+    const { client, namespace, name, identity, logger } = this.opts;
+    const signal = AbortSignal.any([this.abort.signal, AbortSignal.timeout(Math.max(1, timeoutMs))]);
+    const now = this.now();
+    const durationSeconds = Math.ceil(this.leaseDurationMs / 1000);
+    try {
+      const lease = await client.getIfExists<Lease>(LeaseResource, name, namespace, signal);
+      if (!lease) {
+        const created = await client.create<Lease>(
+          LeaseResource,
+          {
+            metadata: { name, namespace },
+            spec: {
+              holderIdentity: identity,
+              leaseDurationSeconds: durationSeconds,
+              acquireTime: microTime(now),
+              renewTime: microTime(now),
+              leaseTransitions: 0,
+            },
+          },
+          { signal },
+        );
+        this.observe(created, this.now());
+        return 'acquired';
+      }
+      if (!this.observed || !isDeepStrictEqual(lease.spec, this.observed.spec)) this.observe(lease, now);
+      const spec = lease.spec ?? {};
+      const holder = spec.holderIdentity ?? '';
+      const heldFor = (spec.leaseDurationSeconds ?? durationSeconds) * 1000;
+      if (holder && holder !== identity && this.observedAt + heldFor > now) return 'held';
+      const renewing = holder === identity;
+      const next: Lease = {
+        ...lease,
+        spec: {
+          holderIdentity: identity,
+          leaseDurationSeconds: durationSeconds,
+          acquireTime: renewing && spec.acquireTime ? spec.acquireTime : microTime(now),
+          renewTime: microTime(now),
+          leaseTransitions: (spec.leaseTransitions ?? 0) + (renewing ? 0 : 1),
+        },
+      };
+      const updated = await client.replace<Lease>(LeaseResource, next, { signal });
+      this.observe(updated, this.now());
+      return 'acquired';
+    } catch (err) {
+      if (!isConflict(err) && !isAlreadyExists(err) && !this.abort.signal.aborted) {
+        logger.warn({ err: String(err) }, 'lease acquire/renew failed');
+      }
+      return 'failed';
+    }
+  }
+
+  private async release(): Promise<void> {
+    const { client, namespace, name, identity, logger } = this.opts;
+    const signal = AbortSignal.timeout(this.renewDeadlineMs);
+    // Read first: a renewal aborted by stop() may still have landed, leaving our copy stale.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const lease = await client.getIfExists<Lease>(LeaseResource, name, namespace, signal);
+        if (!lease || lease.spec?.holderIdentity !== identity) return;
+        // client-go ReleaseOnCancel: empty holder, 1 s duration; successors take it at their next try.
+        await client.replace<Lease>(
+          LeaseResource,
+          {
+            ...lease,
+            spec: {
+              ...lease.spec,
+              holderIdentity: '',
+              leaseDurationSeconds: 1,
+              renewTime: microTime(this.now()),
+            },
+          },
+          { signal },
+        );
+        logger.info('released leader lease');
+        return;
+      } catch (err) {
+        if (isConflict(err)) continue;
+        // Not fatal: the lease simply expires after leaseDuration.
+        logger.warn({ err: String(err) }, 'could not release leader lease');
+        return;
+      }
+    }
+  }
+
+  private observe(lease: Lease, at: number): void {
+    this.observed = lease;
+    this.observedAt = at;
+  }
+
+  private setLeading(leading: boolean): void {
+    this.leading = leading;
+    this.opts.metrics?.leaderStatus.set({ name: this.opts.name }, leading ? 1 : 0);
+  }
+
+  private async pause(ms: number): Promise<void> {
+    await sleep(ms, undefined, { signal: this.abort.signal }).catch(() => undefined);
+  }
+}

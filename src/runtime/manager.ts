@@ -1,0 +1,367 @@
+// The process-level runner (controller-runtime pkg/manager):
+//   start: probe/metrics servers → informers for every controller whose kinds are served → wait for
+//          caches (then /readyz is ok) → campaign for the Lease → on leadership start controllers.
+//          Standbys keep warm caches so a take-over does not wait for a full list.
+//   optional controllers (kinds whose CRDs may be absent) start when discovery finds their kinds,
+//          re-checked every discoveryInterval.
+//   stop (SIGTERM): stop controllers and wait for in-flight reconciles (graceful timeout), keep
+//          renewing meanwhile, then release the Lease, stop informers, close servers.
+//   leadership lost: stop controllers at once; start() rejects with LeadershipLostError so the
+//          process exits (as controller-runtime does) rather than run without the Lease.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { type Logger, pino } from 'pino';
+import type { BackoffOptions } from './backoff.ts';
+import { ControllerBuilder, type ControllerHost, type ControllerRegistration } from './builder.ts';
+import { InformerCache, type ResourceCacheOptions } from './cache.ts';
+import { KubeClient } from './client.ts';
+import type { RuntimeConfig } from './config.ts';
+import { parseBindAddress } from './config.ts';
+import { Discovery } from './discovery.ts';
+import { EventRecorder } from './events.ts';
+import { HealthServer } from './health.ts';
+import type { Informer } from './informer.ts';
+import { LeaderElector } from './leader-election.ts';
+import { RuntimeMetrics } from './metrics.ts';
+import type { ApiResource, KubeObject } from './types.ts';
+
+export interface LeaderElectionOptions {
+  namespace: string;
+  name: string;
+  /** Default '<hostname>_<uuid>'. */
+  identity?: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+}
+
+export interface ManagerOptions {
+  kubeConfig: KubeConfig;
+  logger?: Logger;
+  metrics?: RuntimeMetrics;
+  /** Client QPS/burst; defaults in client.ts (20/30). */
+  qps?: number;
+  burst?: number;
+  /** false runs controllers unconditionally (tests, single replica). */
+  leaderElection: LeaderElectionOptions | false;
+  /** /healthz and /readyz; undefined = not served. Same address as metrics = one server. */
+  healthProbeAddress?: { host: string; port: number };
+  metricsAddress?: { host: string; port: number };
+  /** Namespace to restrict namespaced caches to. */
+  namespace?: string;
+  /** Per-kind cache restrictions (label selectors, transforms). */
+  cacheByResource?: ResourceCacheOptions[];
+  minWatchTimeoutSeconds?: number;
+  watchIdleMarginMs?: number;
+  watchBackoff?: BackoffOptions;
+  /** Default 120 s (controller-runtime CacheSyncTimeout). */
+  cacheSyncTimeoutMs?: number;
+  /** Default 30 s (controller-runtime graceful shutdown). */
+  gracefulShutdownTimeoutMs?: number;
+  /** Default 30 s (see config.ts). */
+  discoveryIntervalMs?: number;
+  /** Workers for controllers that do not set their own. Default 1. */
+  defaultWorkers?: number;
+  /** Event source component. Default 'agent-install-operator'. */
+  component?: string;
+}
+
+export class LeadershipLostError extends Error {
+  constructor() {
+    super('leader election lost');
+    this.name = 'LeadershipLostError';
+  }
+}
+
+interface Entry {
+  registration: ControllerRegistration;
+  state: 'pending' | 'syncing' | 'synced';
+}
+
+export class Manager implements ControllerHost {
+  readonly client: KubeClient;
+  readonly cache: InformerCache;
+  readonly metrics: RuntimeMetrics;
+  readonly logger: Logger;
+  readonly events: EventRecorder;
+  readonly defaultWorkers: number;
+  private readonly opts: ManagerOptions;
+  private readonly discovery: Discovery;
+  private readonly entries: Entry[] = [];
+  private readonly servers: HealthServer[] = [];
+  private elector: LeaderElector | undefined;
+  private electorClient: KubeClient | undefined;
+  private leading = false;
+  private synced = false;
+  private discoveryTimer: NodeJS.Timeout | undefined;
+  private finished: PromiseWithResolvers<void> | undefined;
+  private stopping: Promise<void> | undefined;
+  private processHandlers: (() => void) | undefined;
+
+  constructor(opts: ManagerOptions) {
+    this.opts = opts;
+    this.logger = opts.logger ?? pino();
+    this.metrics = opts.metrics ?? new RuntimeMetrics({ processMetrics: true });
+    this.defaultWorkers = opts.defaultWorkers ?? 1;
+    this.client = new KubeClient({
+      kubeConfig: opts.kubeConfig,
+      qps: opts.qps,
+      burst: opts.burst,
+      metrics: this.metrics.clientSink(),
+    });
+    this.cache = new InformerCache({
+      client: this.client,
+      logger: this.logger,
+      metrics: this.metrics,
+      namespace: opts.namespace,
+      byResource: opts.cacheByResource,
+      minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds,
+      idleMarginMs: opts.watchIdleMarginMs,
+      backoff: opts.watchBackoff,
+    });
+    this.discovery = new Discovery(this.client);
+    this.events = new EventRecorder({
+      client: this.client,
+      component: opts.component ?? 'agent-install-operator',
+      logger: this.logger,
+      metrics: this.metrics,
+    });
+  }
+
+  /** Builds a Manager from validated runtime configuration. */
+  static fromConfig(
+    config: RuntimeConfig,
+    extra: { kubeConfig: KubeConfig; logger?: Logger; cacheByResource?: ResourceCacheOptions[] },
+  ): Manager {
+    return new Manager({
+      kubeConfig: extra.kubeConfig,
+      logger: extra.logger ?? pino({ level: config.logLevel }),
+      qps: config.kubeApiQps,
+      burst: config.kubeApiBurst,
+      leaderElection: config.leaderElect
+        ? {
+            namespace: config.leaderElectionNamespace,
+            name: config.leaderElectionId,
+            leaseDurationMs: config.leaseDurationMs,
+            renewDeadlineMs: config.renewDeadlineMs,
+            retryPeriodMs: config.retryPeriodMs,
+          }
+        : false,
+      healthProbeAddress: parseBindAddress(config.healthProbeBindAddress),
+      metricsAddress: parseBindAddress(config.metricsBindAddress),
+      namespace: config.watchNamespace,
+      cacheByResource: extra.cacheByResource,
+      minWatchTimeoutSeconds: config.minWatchTimeoutMs / 1000,
+      cacheSyncTimeoutMs: config.cacheSyncTimeoutMs,
+      gracefulShutdownTimeoutMs: config.gracefulShutdownTimeoutMs,
+      discoveryIntervalMs: config.discoveryIntervalMs,
+      defaultWorkers: config.workers,
+    });
+  }
+
+  /** Starts a controller definition; see ControllerBuilder. */
+  controller(name: string): ControllerBuilder {
+    return new ControllerBuilder(this, name);
+  }
+
+  /** The shared informer (and its store) for a kind; reconcilers read from here. */
+  informer<T extends KubeObject = KubeObject>(resource: ApiResource): Informer<T> {
+    return this.cache.informer<T>(resource);
+  }
+
+  add(registration: ControllerRegistration): void {
+    if (this.entries.some((e) => e.registration.controller.name === registration.controller.name)) {
+      throw new Error(`duplicate controller name ${registration.controller.name}`);
+    }
+    const entry: Entry = { registration, state: 'pending' };
+    this.entries.push(entry);
+    if (this.finished && !this.stopping) void this.activate(entry, false);
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** Caches of every started controller have synced. */
+  isReady(): boolean {
+    return this.synced && this.cache.hasSynced();
+  }
+
+  /** Health server ports after start (0 when not served); useful with port 0 in tests. */
+  get ports(): number[] {
+    return this.servers.map((s) => s.port);
+  }
+
+  /**
+   * Runs until stop() (resolves) or a fatal error: caches not synced in time, leadership lost
+   * (rejects). Callers exit the process on rejection.
+   */
+  start(): Promise<void> {
+    if (this.finished) throw new Error('manager already started');
+    this.finished = Promise.withResolvers<void>();
+    // Boot in the background so that stop() (SIGTERM during start-up) ends start() at once.
+    void this.boot();
+    return this.finished.promise;
+  }
+
+  private async boot(): Promise<void> {
+    try {
+      await this.startServers();
+      this.cache.start();
+      await Promise.all(this.entries.map((e) => this.activate(e, true)));
+      // Every informer created so far, including ones reconcilers only read from (mgr.informer()
+      // at setup time): a reconciler must never act on a cache that has not listed yet.
+      await this.cache.waitForSync(this.opts.cacheSyncTimeoutMs ?? 120_000);
+    } catch (err) {
+      await this.shutdown(err);
+      return;
+    }
+    if (this.stopping) return;
+    this.synced = true;
+    this.logger.info('caches synced');
+    this.discoveryTimer = setInterval(() => this.activatePending(), this.opts.discoveryIntervalMs ?? 30_000);
+    if (this.opts.leaderElection) this.campaign(this.opts.leaderElection);
+    else this.startLeading();
+  }
+
+  /** Graceful stop: drain controllers, release the Lease, stop informers and servers. */
+  stop(): Promise<void> {
+    return this.shutdown(undefined);
+  }
+
+  /**
+   * SIGTERM/SIGINT → graceful stop (a second signal exits at once); unhandled promise rejections
+   * are logged and counted instead of killing the process. Returns a function that uninstalls them.
+   */
+  installProcessHandlers(): () => void {
+    let signalled = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (signalled) process.exit(1);
+      signalled = true;
+      this.logger.info({ signal }, 'shutting down');
+      void this.stop();
+    };
+    const onRejection = (reason: unknown) => {
+      this.metrics.unhandledRejections.inc();
+      this.logger.error({ err: reason }, 'unhandled promise rejection');
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    process.on('unhandledRejection', onRejection);
+    this.processHandlers = () => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      process.off('unhandledRejection', onRejection);
+    };
+    return this.processHandlers;
+  }
+
+  private campaign(le: LeaderElectionOptions): void {
+    // Its own client: lease renewals must not queue behind a burst of reconcile writes.
+    this.electorClient = new KubeClient({ kubeConfig: this.opts.kubeConfig, qps: 0 });
+    this.elector = new LeaderElector({
+      client: this.electorClient,
+      namespace: le.namespace,
+      name: le.name,
+      identity: le.identity ?? `${hostname()}_${randomUUID()}`,
+      leaseDurationMs: le.leaseDurationMs,
+      renewDeadlineMs: le.renewDeadlineMs,
+      retryPeriodMs: le.retryPeriodMs,
+      logger: this.logger.child({ component: 'leader-election' }),
+      metrics: this.metrics,
+      onStartedLeading: () => this.startLeading(),
+    });
+    void this.elector.run().then((outcome) => {
+      if (outcome === 'lost') void this.shutdown(new LeadershipLostError());
+    });
+  }
+
+  private startLeading(): void {
+    this.leading = true;
+    for (const e of this.entries) if (e.state === 'synced') e.registration.controller.start();
+  }
+
+  /** Wires a controller if its kinds are served; returns its informers (none if deferred). */
+  private async activate(entry: Entry, initial: boolean): Promise<Informer[]> {
+    if (entry.state !== 'pending') return [];
+    const reg = entry.registration;
+    if (reg.optional) {
+      const served = await this.discovery.allServed(reg.resources).catch((err) => {
+        this.logger.warn({ err: String(err), controller: reg.controller.name }, 'discovery failed');
+        return false;
+      });
+      if (!served) {
+        if (initial)
+          this.logger.info({ controller: reg.controller.name }, 'kinds not served; controller deferred');
+        return [];
+      }
+    }
+    if (entry.state !== 'pending') return [];
+    entry.state = 'syncing';
+    const informers = reg.wire();
+    const ready = this.cache.waitForSync(this.opts.cacheSyncTimeoutMs ?? 120_000, informers).then(
+      () => {
+        entry.state = 'synced';
+        if (this.leading && !this.stopping) reg.controller.start();
+      },
+      (err) => void this.shutdown(err),
+    );
+    if (!initial) await ready;
+    return informers;
+  }
+
+  private activatePending(): void {
+    for (const e of this.entries) {
+      if (e.state === 'pending') {
+        void this.activate(e, false).then((informers) => {
+          if (informers.length)
+            this.logger.info({ controller: e.registration.controller.name }, 'kinds now served');
+        });
+      }
+    }
+  }
+
+  private async startServers(): Promise<void> {
+    const { healthProbeAddress: probe, metricsAddress: metrics } = this.opts;
+    const checks = {
+      healthz: () => ({ ok: true }),
+      readyz: () => (this.isReady() ? { ok: true } : { ok: false, detail: 'caches not synced' }),
+    };
+    const same =
+      probe && metrics && probe.host === metrics.host && probe.port === metrics.port && probe.port !== 0;
+    if (probe) {
+      const registry = same ? this.metrics.registry : undefined;
+      this.servers.push(new HealthServer({ ...probe, ...checks, registry, logger: this.logger }));
+    }
+    if (metrics && !same) {
+      this.servers.push(
+        new HealthServer({ ...metrics, registry: this.metrics.registry, logger: this.logger }),
+      );
+    }
+    await Promise.all(this.servers.map((s) => s.start()));
+  }
+
+  private shutdown(cause: unknown): Promise<void> {
+    this.stopping ??= (async () => {
+      const lost = cause instanceof LeadershipLostError;
+      if (cause) this.logger.error({ err: cause }, 'manager stopping after a fatal error');
+      clearInterval(this.discoveryTimer);
+      // Lost leadership: someone else may already lead, so do not wait for in-flight reconciles.
+      const graceMs = lost ? 0 : (this.opts.gracefulShutdownTimeoutMs ?? 30_000);
+      await Promise.all(this.entries.map((e) => e.registration.controller.stop(graceMs)));
+      this.leading = false;
+      await this.elector?.stop({ release: !lost });
+      await this.cache.stop();
+      await Promise.race([this.events.flush(), new Promise((r) => setTimeout(r, 2_000))]);
+      await Promise.all(this.servers.map((s) => s.close()));
+      await this.client.close();
+      await this.electorClient?.close();
+      this.processHandlers?.();
+      this.logger.info('manager stopped');
+      if (cause) this.finished?.reject(cause);
+      else this.finished?.resolve();
+    })();
+    return this.stopping;
+  }
+}

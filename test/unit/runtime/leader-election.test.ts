@@ -1,0 +1,179 @@
+// Leader election against an in-memory Lease with real optimistic concurrency (resourceVersion
+// conflicts), on short real timings. The integration test repeats the take-over against the API server.
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../../src/runtime/client.ts';
+import { LeaderElector, type Lease, type LeaseClient } from '../../../src/runtime/leader-election.ts';
+import { type KubeObject, LeaseResource } from '../../../src/runtime/types.ts';
+
+const logger = pino({ level: 'silent' });
+// Whole seconds: the Lease stores leaseDurationSeconds.
+const TIMING = { leaseDurationMs: 2000, renewDeadlineMs: 1300, retryPeriodMs: 200 };
+
+class LeaseStore {
+  lease: Lease | undefined;
+  private rv = 0;
+
+  client(): LeaseClient & { down: boolean } {
+    const store = this;
+    const c = {
+      down: false,
+      async getIfExists<T extends KubeObject>(): Promise<T | undefined> {
+        if (c.down) throw new Error('connect ECONNREFUSED');
+        return store.lease ? (structuredClone(store.lease) as unknown as T) : undefined;
+      },
+      async create<T extends KubeObject>(_r: unknown, obj: T): Promise<T> {
+        if (c.down) throw new Error('connect ECONNREFUSED');
+        if (store.lease) throw new ApiError(409, { reason: 'AlreadyExists' }, 'exists');
+        store.lease = {
+          ...structuredClone(obj),
+          metadata: { ...obj.metadata, resourceVersion: String(++store.rv) },
+        };
+        return structuredClone(store.lease) as unknown as T;
+      },
+      async replace<T extends KubeObject>(_r: unknown, obj: T): Promise<T> {
+        if (c.down) throw new Error('connect ECONNREFUSED');
+        if (obj.metadata.resourceVersion !== store.lease?.metadata.resourceVersion) {
+          throw new ApiError(409, { reason: 'Conflict' }, 'conflict');
+        }
+        store.lease = {
+          ...structuredClone(obj),
+          metadata: { ...obj.metadata, resourceVersion: String(++store.rv) },
+        };
+        return structuredClone(store.lease) as unknown as T;
+      },
+    };
+    return c as LeaseClient & { down: boolean };
+  }
+}
+
+interface Candidate {
+  identity: string;
+  elector: LeaderElector;
+  client: ReturnType<LeaseStore['client']>;
+  intervals: { from: number; to?: number }[];
+  outcome: Promise<'lost' | 'stopped'>;
+}
+
+function candidate(store: LeaseStore, identity: string): Candidate {
+  const client = store.client();
+  const intervals: { from: number; to?: number }[] = [];
+  const elector = new LeaderElector({
+    client,
+    namespace: 'ns',
+    name: 'lease',
+    identity,
+    ...TIMING,
+    logger,
+    onStartedLeading: () => intervals.push({ from: Date.now() }),
+    onStoppedLeading: () => {
+      intervals.at(-1)!.to = Date.now();
+    },
+  });
+  return { identity, elector, client, intervals, outcome: elector.run() };
+}
+
+async function until(fn: () => boolean, timeoutMs = 5000): Promise<number> {
+  const start = Date.now();
+  while (!fn()) {
+    if (Date.now() - start > timeoutMs) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return Date.now() - start;
+}
+
+function overlaps(a: Candidate, b: Candidate, until: number): boolean {
+  return a.intervals.some((x) =>
+    b.intervals.some((y) => x.from < (y.to ?? until) && y.from < (x.to ?? until)),
+  );
+}
+
+describe('LeaderElector', () => {
+  it('exactly one of several candidates leads; a graceful stop hands over at once', async () => {
+    const store = new LeaseStore();
+    const cs = ['a', 'b', 'c'].map((id) => candidate(store, id));
+    await until(() => cs.some((c) => c.elector.isLeader));
+    await new Promise((r) => setTimeout(r, 500)); // several renew rounds
+    expect(cs.filter((c) => c.elector.isLeader)).toHaveLength(1);
+    const leader = cs.find((c) => c.elector.isLeader)!;
+    const lease = store.lease!;
+    expect(lease.spec).toMatchObject({
+      holderIdentity: leader.identity,
+      leaseDurationSeconds: 2,
+      leaseTransitions: 0,
+    });
+    expect(lease.spec!.renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+
+    await leader.elector.stop({ release: true });
+    expect(store.lease!.spec!.holderIdentity).toBe('');
+    const others = cs.filter((c) => c !== leader);
+    // Released: a successor takes it at its next retry, well before leaseDuration.
+    const took = await until(() => others.some((c) => c.elector.isLeader));
+    expect(took).toBeLessThan(TIMING.leaseDurationMs);
+    expect(store.lease!.spec!.leaseTransitions).toBe(1);
+    for (const c of others) await c.elector.stop({ release: false });
+    expect(await leader.outcome).toBe('stopped');
+  });
+
+  it('releases even when its last view of the lease is stale (a renewal landed after it stopped looking)', async () => {
+    const store = new LeaseStore();
+    const a = candidate(store, 'a');
+    await until(() => a.elector.isLeader);
+    // Same content, new resourceVersion: what an aborted-but-applied renewal leaves behind.
+    const rewrite = store.client();
+    await rewrite.replace(LeaseResource, structuredClone(store.lease!));
+    await a.elector.stop({ release: true });
+    expect(store.lease!.spec!.holderIdentity).toBe('');
+  });
+
+  it('a leader that cannot renew steps down before anyone else can take over', async () => {
+    const store = new LeaseStore();
+    const a = candidate(store, 'a');
+    await until(() => a.elector.isLeader);
+    const b = candidate(store, 'b');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(b.elector.isLeader).toBe(false);
+    const cut = Date.now();
+    a.client.down = true; // partitioned from the API server
+    expect(await a.outcome).toBe('lost');
+    const lostAfter = Date.now() - cut;
+    expect(lostAfter).toBeLessThan(TIMING.renewDeadlineMs + 2 * TIMING.retryPeriodMs + 200);
+    await until(() => b.elector.isLeader);
+    const takeover = Date.now() - cut;
+    // b waits for the lease to expire on its own clock.
+    expect(takeover).toBeGreaterThanOrEqual(TIMING.leaseDurationMs - TIMING.retryPeriodMs);
+    expect(overlaps(a, b, Date.now())).toBe(false);
+    await b.elector.stop({ release: true });
+  });
+
+  it('a crashed leader (no release, no renewals) is replaced within about one lease duration', async () => {
+    const store = new LeaseStore();
+    const a = candidate(store, 'a');
+    await until(() => a.elector.isLeader);
+    const b = candidate(store, 'b');
+    await new Promise((r) => setTimeout(r, 200));
+    const crash = Date.now();
+    a.client.down = true;
+    await a.elector.stop({ release: false }); // the process is gone: nothing more from a
+    await until(() => b.elector.isLeader);
+    const took = Date.now() - crash;
+    expect(took).toBeLessThan(TIMING.leaseDurationMs + 3 * TIMING.retryPeriodMs + 300);
+    await b.elector.stop({ release: true });
+  });
+
+  it('rejects a renew deadline that is not below the lease duration', () => {
+    expect(
+      () =>
+        new LeaderElector({
+          client: new LeaseStore().client(),
+          namespace: 'ns',
+          name: 'l',
+          identity: 'x',
+          leaseDurationMs: 1000,
+          renewDeadlineMs: 1000,
+          logger,
+          onStartedLeading: () => undefined,
+        }),
+    ).toThrow(/renewDeadline/);
+  });
+});
