@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// Production entry point: configuration from flags and environment, then run until SIGTERM.
+import { pino } from 'pino';
+import { describeOperatorConfig, loadOperatorConfig } from '../operator/config.ts';
+import { startOperator } from '../operator/main.ts';
+import { ConfigError, describeRuntimeConfig } from '../runtime/index.ts';
+
+if (process.argv.includes('--help')) {
+  console.log(`agent-install-operator [flags]\n\n${describeRuntimeConfig()}\n${describeOperatorConfig()}`);
+  process.exit(0);
+}
+
+const logger = pino();
+try {
+  const config = loadOperatorConfig();
+  const op = await startOperator(config, { logger: logger.child({}), installSignalHandlers: true });
+  await op.done;
+  logger.info('stopped');
+  process.exit(0);
+} catch (err) {
+  if (err instanceof ConfigError) logger.fatal(err.message);
+  else logger.fatal({ err }, 'operator failed');
+  process.exit(1);
+}

@@ -1,0 +1,198 @@
+// Operator settings beyond the controller runtime's (src/runtime/config.ts): where hosts reach us,
+// where data lives, which optional flows run. Flags win over environment variables; every default
+// says where it comes from. `describeOperatorConfig()` feeds docs/configuration.md.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ConfigError, loadRuntimeConfig, type RuntimeConfig } from '../runtime/index.ts';
+
+const bool = z.union([
+  z.boolean(),
+  z.enum(['true', 'false', '1', '0']).transform((s) => s === 'true' || s === '1'),
+]);
+const url = z.url().transform((s) => s.replace(/\/+$/, ''));
+const port = z.coerce.number().int().min(0).max(65535);
+
+interface Setting {
+  flag: string;
+  env: string;
+  schema: z.ZodType;
+  default: unknown;
+  source: string;
+  description: string;
+}
+
+export const operatorSettings = {
+  serviceBaseUrl: {
+    flag: 'service-base-url',
+    env: 'SERVICE_BASE_URL',
+    schema: url,
+    default: undefined,
+    source: 'assisted-service SERVICE_BASE_URL; defaults to http://<api-bind-host>:<api-port>',
+    description: 'Base URL hosts use to reach the REST API (written into the discovery image and status).',
+  },
+  imageServiceBaseUrl: {
+    flag: 'image-service-base-url',
+    env: 'IMAGE_SERVICE_BASE_URL',
+    schema: url,
+    default: undefined,
+    source: 'assisted-service IMAGE_SERVICE_BASE_URL; defaults to the service base URL (one server here)',
+    description: 'Base URL of the image service (ISO, iPXE, boot artifacts).',
+  },
+  apiBindHost: {
+    flag: 'api-bind-host',
+    env: 'API_BIND_HOST',
+    schema: z.string().min(1),
+    default: '0.0.0.0',
+    source: 'all interfaces, so hosts outside the hub can connect',
+    description: 'Address the REST API and image service listen on.',
+  },
+  apiPort: {
+    flag: 'api-port',
+    env: 'API_PORT',
+    schema: port,
+    default: 8090,
+    source: 'assisted-service listens on 8090',
+    description: 'Port of the REST API and image service (0 picks a free port).',
+  },
+  webhookPort: {
+    flag: 'webhook-port',
+    env: 'WEBHOOK_PORT',
+    schema: port,
+    default: 0,
+    source: 'off unless set (9443 in the Deployment, the controller-runtime default)',
+    description: 'Port of the admission webhook server (HTTPS); 0 disables it.',
+  },
+  webhookCertDir: {
+    flag: 'webhook-cert-dir',
+    env: 'WEBHOOK_CERT_DIR',
+    schema: z.string(),
+    default: '/tmp/k8s-webhook-server/serving-certs',
+    source: 'controller-runtime webhook default',
+    description: 'Directory with tls.crt and tls.key for the webhook server.',
+  },
+  dataDir: {
+    flag: 'data-dir',
+    env: 'DATA_DIR',
+    schema: z.string().min(1),
+    default: join(tmpdir(), 'agent-install-operator'),
+    source: 'a temp dir locally; the Deployment mounts a PVC at /data',
+    description: 'Base images, generated install files and uploaded logs.',
+  },
+  authKeysSecretName: {
+    flag: 'auth-keys-secret',
+    env: 'AUTH_KEYS_SECRET',
+    schema: z.string().min(1),
+    default: 'agent-install-local-auth-key',
+    source: 'project choice (upstream: assisted-installer-local-auth-key)',
+    description: 'Secret in the operator namespace holding the ES256 key pair for tokens.',
+  },
+  allowConvergedFlow: {
+    flag: 'allow-converged-flow',
+    env: 'ALLOW_CONVERGED_FLOW',
+    schema: bool,
+    default: true,
+    source: 'assisted-service ALLOW_CONVERGED_FLOW default',
+    description: 'Use the PreprovisioningImage (converged) flow with metal3.',
+  },
+  agentImage: {
+    flag: 'agent-image',
+    env: 'AGENT_DOCKER_IMAGE',
+    schema: z.string().min(1),
+    default: 'quay.io/edge-infrastructure/assisted-installer-agent:latest',
+    source: 'assisted-service AGENT_DOCKER_IMAGE',
+    description: 'Agent image written into the discovery ignition.',
+  },
+  installerImage: {
+    flag: 'installer-image',
+    env: 'INSTALLER_IMAGE',
+    schema: z.string().min(1),
+    default: 'quay.io/edge-infrastructure/assisted-installer:latest',
+    source: 'assisted-service INSTALLER_IMAGE',
+    description: 'Installer image handed to hosts in the install step.',
+  },
+  controllerImage: {
+    flag: 'controller-image',
+    env: 'CONTROLLER_IMAGE',
+    schema: z.string().min(1),
+    default: 'quay.io/edge-infrastructure/assisted-installer-controller:latest',
+    source: 'assisted-service CONTROLLER_IMAGE',
+    description: 'assisted-installer-controller image deployed into new clusters.',
+  },
+  artifactBackend: {
+    flag: 'artifact-backend',
+    env: 'ARTIFACT_BACKEND',
+    schema: z.enum(['builtin', 'openshift-install']),
+    default: 'builtin',
+    source: 'project choice: built-in generator until an openshift-install runner is configured',
+    description: 'How install artifacts are produced.',
+  },
+} satisfies Record<string, Setting>;
+
+export type OperatorSettings = {
+  serviceBaseUrl: string;
+  imageServiceBaseUrl: string;
+  apiBindHost: string;
+  apiPort: number;
+  webhookPort: number;
+  webhookCertDir: string;
+  dataDir: string;
+  authKeysSecretName: string;
+  allowConvergedFlow: boolean;
+  agentImage: string;
+  installerImage: string;
+  controllerImage: string;
+  artifactBackend: 'builtin' | 'openshift-install';
+};
+
+export interface OperatorConfig {
+  runtime: RuntimeConfig;
+  operator: OperatorSettings;
+}
+
+function readFlags(argv: readonly string[], known: Set<string>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const m = /^--?([a-z0-9-]+)(?:=(.*))?$/.exec(argv[i]!);
+    if (!m || !known.has(m[1]!)) continue;
+    if (m[2] !== undefined) out.set(m[1]!, m[2]);
+    else if (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) out.set(m[1]!, argv[++i]!);
+    else out.set(m[1]!, 'true');
+  }
+  return out;
+}
+
+export function loadOperatorConfig(
+  argv: readonly string[] = process.argv.slice(2),
+  env: Record<string, string | undefined> = process.env,
+): OperatorConfig {
+  const runtime = loadRuntimeConfig(argv, env);
+  const settings = operatorSettings as Record<string, Setting>;
+  const flags = readFlags(argv, new Set(Object.values(settings).map((s) => s.flag)));
+  const out: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [key, s] of Object.entries(settings)) {
+    const raw = flags.get(s.flag) ?? (env[s.env] === '' ? undefined : env[s.env]);
+    if (raw === undefined) {
+      out[key] = s.default;
+      continue;
+    }
+    const parsed = s.schema.safeParse(raw);
+    if (parsed.success) out[key] = parsed.data;
+    else problems.push(`--${s.flag} / ${s.env}=${JSON.stringify(raw)}: ${parsed.error.issues[0]?.message}`);
+  }
+  if (problems.length) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  const host = out.apiBindHost === '0.0.0.0' ? '127.0.0.1' : String(out.apiBindHost);
+  out.serviceBaseUrl ??= `http://${host}:${out.apiPort}`;
+  out.imageServiceBaseUrl ??= out.serviceBaseUrl;
+  return { runtime, operator: out as OperatorSettings };
+}
+
+export function describeOperatorConfig(): string {
+  return Object.values(operatorSettings as Record<string, Setting>)
+    .map(
+      (s) =>
+        `--${s.flag} ($${s.env}) default ${JSON.stringify(s.default) ?? '(none)'} [${s.source}]\n    ${s.description}`,
+    )
+    .join('\n');
+}

@@ -1,0 +1,165 @@
+// Everything a controller or the REST backend needs, built once per process: the manager and its
+// client, typed informers with the indexes of indexes.ts, in-memory host facts, and an enqueue bus
+// so one part can ask another to reconcile a key (the level-triggered replacement for upstream's
+// event channels).
+import type { Logger } from 'pino';
+import type {
+  Agent,
+  AgentClassification,
+  AgentClusterInstall,
+  AgentServiceConfig,
+  ClusterDeployment,
+  ClusterImageSet,
+  InfraEnv,
+  NMStateConfig,
+} from '../api/index.ts';
+import { WATCH_LABEL } from '../api/index.ts';
+import type { Informer, KubeClient, KubeObject, Manager, ResourceCacheOptions } from '../runtime/index.ts';
+import type { OperatorSettings } from './config.ts';
+import { HostFactsStore } from './facts.ts';
+import {
+  ACI_BY_CLUSTER_INDEX,
+  AGENT_BY_CLUSTER_INDEX,
+  AGENT_BY_INFRAENV_INDEX,
+  AGENT_BY_MAC_INDEX,
+  aciByCluster,
+  agentByCluster,
+  agentByInfraEnv,
+  agentByMac,
+  INFRAENV_BY_CLUSTER_INDEX,
+  indexByUid,
+  infraEnvByCluster,
+  UID_INDEX,
+} from './indexes.ts';
+import {
+  AGENT,
+  AGENT_CLASSIFICATION,
+  AGENT_CLUSTER_INSTALL,
+  AGENT_SERVICE_CONFIG,
+  CLUSTER_DEPLOYMENT,
+  CLUSTER_IMAGE_SET,
+  CONFIG_MAP,
+  INFRA_ENV,
+  NMSTATE_CONFIG,
+  SECRET,
+} from './resources.ts';
+
+/** Secrets and ConfigMaps are cached only when labelled for it (assisted-service does the same). */
+export function operatorCacheOptions(): ResourceCacheOptions[] {
+  return [
+    { resource: SECRET, labelSelector: `${WATCH_LABEL}=true` },
+    { resource: CONFIG_MAP, labelSelector: `${WATCH_LABEL}=true` },
+  ];
+}
+
+export type EnqueueKind = 'agent' | 'infraenv' | 'clusterdeployment' | 'agentclusterinstall';
+
+/** Keys (`ns/name`) handed to the controllers that registered for a kind. */
+export class EnqueueBus {
+  private readonly sinks = new Map<EnqueueKind, ((key: string) => void)[]>();
+
+  register(kind: EnqueueKind, sink: (key: string) => void): void {
+    const list = this.sinks.get(kind) ?? [];
+    list.push(sink);
+    this.sinks.set(kind, list);
+  }
+
+  enqueue(kind: EnqueueKind, key: string): void {
+    for (const s of this.sinks.get(kind) ?? []) s(key);
+  }
+}
+
+export interface OperatorInformers {
+  agents: Informer<Agent>;
+  infraEnvs: Informer<InfraEnv>;
+  nmStateConfigs: Informer<NMStateConfig>;
+  agentClassifications: Informer<AgentClassification>;
+  agentServiceConfigs: Informer<AgentServiceConfig>;
+  agentClusterInstalls: Informer<AgentClusterInstall>;
+  clusterDeployments: Informer<ClusterDeployment>;
+  clusterImageSets: Informer<ClusterImageSet>;
+  secrets: Informer<KubeObject & { data?: Record<string, string>; type?: string }>;
+  configMaps: Informer<KubeObject & { data?: Record<string, string> }>;
+}
+
+/** Base URLs hosts use; fixed once the REST server listens (port 0 picks one). */
+export interface ServiceUrls {
+  serviceBaseUrl: string;
+  imageServiceBaseUrl: string;
+}
+
+export class OperatorContext {
+  readonly mgr: Manager;
+  readonly client: KubeClient;
+  readonly logger: Logger;
+  readonly settings: OperatorSettings;
+  readonly informers: OperatorInformers;
+  readonly facts = new HostFactsStore();
+  readonly bus = new EnqueueBus();
+  /** Namespace the operator runs in (its Secrets and Lease live there). */
+  readonly namespace: string;
+  urls: ServiceUrls;
+  /** Injectable clock, so tests can move time. */
+  now: () => Date = () => new Date();
+
+  constructor(init: { mgr: Manager; settings: OperatorSettings; namespace: string }) {
+    this.mgr = init.mgr;
+    this.client = init.mgr.client;
+    this.logger = init.mgr.logger;
+    this.settings = init.settings;
+    this.namespace = init.namespace;
+    this.urls = {
+      serviceBaseUrl: init.settings.serviceBaseUrl,
+      imageServiceBaseUrl: init.settings.imageServiceBaseUrl,
+    };
+    const inf = <T extends KubeObject>(r: Parameters<Manager['informer']>[0]) => init.mgr.informer<T>(r);
+    this.informers = {
+      agents: inf<Agent>(AGENT),
+      infraEnvs: inf<InfraEnv>(INFRA_ENV),
+      nmStateConfigs: inf<NMStateConfig>(NMSTATE_CONFIG),
+      agentClassifications: inf<AgentClassification>(AGENT_CLASSIFICATION),
+      agentServiceConfigs: inf<AgentServiceConfig>(AGENT_SERVICE_CONFIG),
+      agentClusterInstalls: inf<AgentClusterInstall>(AGENT_CLUSTER_INSTALL),
+      clusterDeployments: inf<ClusterDeployment>(CLUSTER_DEPLOYMENT),
+      clusterImageSets: inf<ClusterImageSet>(CLUSTER_IMAGE_SET),
+      secrets: inf(SECRET),
+      configMaps: inf(CONFIG_MAP),
+    };
+    const { agents, infraEnvs, agentClusterInstalls, clusterDeployments } = this.informers;
+    agents.store.addIndex(AGENT_BY_CLUSTER_INDEX, agentByCluster);
+    agents.store.addIndex(AGENT_BY_INFRAENV_INDEX, agentByInfraEnv);
+    agents.store.addIndex(AGENT_BY_MAC_INDEX, agentByMac);
+    infraEnvs.store.addIndex(UID_INDEX, indexByUid);
+    infraEnvs.store.addIndex(INFRAENV_BY_CLUSTER_INDEX, infraEnvByCluster);
+    agentClusterInstalls.store.addIndex(ACI_BY_CLUSTER_INDEX, aciByCluster);
+    clusterDeployments.store.addIndex(UID_INDEX, indexByUid);
+  }
+
+  infraEnvById(id: string): InfraEnv | undefined {
+    return this.informers.infraEnvs.store.byIndex(UID_INDEX, id)[0];
+  }
+
+  clusterDeploymentById(id: string): ClusterDeployment | undefined {
+    return this.informers.clusterDeployments.store.byIndex(UID_INDEX, id)[0];
+  }
+
+  agentsOfCluster(cdKey: string): Agent[] {
+    return this.informers.agents.store.byIndex(AGENT_BY_CLUSTER_INDEX, cdKey);
+  }
+
+  agentsOfInfraEnv(infraEnvKey: string): Agent[] {
+    return this.informers.agents.store.byIndex(AGENT_BY_INFRAENV_INDEX, infraEnvKey);
+  }
+
+  agentsByMac(mac: string): Agent[] {
+    return this.informers.agents.store.byIndex(AGENT_BY_MAC_INDEX, mac.toLowerCase());
+  }
+
+  infraEnvsOfCluster(cdKey: string): InfraEnv[] {
+    return this.informers.infraEnvs.store.byIndex(INFRAENV_BY_CLUSTER_INDEX, cdKey);
+  }
+
+  aciOfCluster(cdKey: string): AgentClusterInstall | undefined {
+    return this.informers.agentClusterInstalls.store.byIndex(ACI_BY_CLUSTER_INDEX, cdKey)[0];
+  }
+}

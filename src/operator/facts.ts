@@ -1,0 +1,52 @@
+// Frequent, low-value host facts kept in memory (docs/design/records.md): last check-in and the
+// results of periodic steps. They reach the API only through what they change.
+import type { HostRuntimeFacts } from '../controllers/records/index.ts';
+
+export interface HostFactsEntry {
+  facts: HostRuntimeFacts;
+  /** When the process first heard from the host (warm-up after a restart). */
+  firstSeenAt: number;
+}
+
+export class HostFactsStore {
+  private readonly byHost = new Map<string, HostFactsEntry>();
+
+  get(hostId: string): HostRuntimeFacts | undefined {
+    return this.byHost.get(hostId)?.facts;
+  }
+
+  entry(hostId: string): HostFactsEntry | undefined {
+    return this.byHost.get(hostId);
+  }
+
+  /** Merges `patch` into the host's facts; returns true when a value actually changed. */
+  update(hostId: string, patch: HostRuntimeFacts, now: number): boolean {
+    let e = this.byHost.get(hostId);
+    if (!e) {
+      e = { facts: {}, firstSeenAt: now };
+      this.byHost.set(hostId, e);
+    }
+    let changed = false;
+    for (const [k, v] of Object.entries(patch) as [keyof HostRuntimeFacts, unknown][]) {
+      if (JSON.stringify(e.facts[k]) !== JSON.stringify(v)) {
+        (e.facts as Record<string, unknown>)[k] = v;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  delete(hostId: string): void {
+    this.byHost.delete(hostId);
+  }
+
+  /** Facts of several hosts, for building a cluster record. */
+  forHosts(hostIds: Iterable<string>): Map<string, HostRuntimeFacts> {
+    const out = new Map<string, HostRuntimeFacts>();
+    for (const id of hostIds) {
+      const f = this.byHost.get(id)?.facts;
+      if (f) out.set(id, f);
+    }
+    return out;
+  }
+}

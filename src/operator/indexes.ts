@@ -1,0 +1,51 @@
+// Store indexes the controllers and the REST backend look objects up by. O(1) per lookup, so a
+// reconcile never lists a kind (docs/design/records.md).
+import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '../api/index.ts';
+import { INFRAENV_LABEL } from '../api/index.ts';
+import type { IndexFunc, KubeObject } from '../runtime/index.ts';
+import { keyOf } from '../runtime/index.ts';
+
+export const UID_INDEX = 'uid';
+/** Agents by the ClusterDeployment (`ns/name`) their spec names. */
+export const AGENT_BY_CLUSTER_INDEX = 'agent-by-cluster';
+/** Agents by the InfraEnv (`ns/name`) they registered through (the infraenvs label). */
+export const AGENT_BY_INFRAENV_INDEX = 'agent-by-infraenv';
+/** Agents by lower-case MAC address of any interface (BMH pairing). */
+export const AGENT_BY_MAC_INDEX = 'agent-by-mac';
+/** InfraEnvs by the ClusterDeployment (`ns/name`) their clusterRef names. */
+export const INFRAENV_BY_CLUSTER_INDEX = 'infraenv-by-cluster';
+/** AgentClusterInstalls by the ClusterDeployment (`ns/name`) they reference. */
+export const ACI_BY_CLUSTER_INDEX = 'aci-by-cluster';
+
+export const indexByUid: IndexFunc<KubeObject> = (o) => (o.metadata.uid ? [o.metadata.uid] : []);
+
+export const agentByCluster: IndexFunc<Agent> = (a) => {
+  const ref = a.spec?.clusterDeploymentName;
+  return ref?.name ? [keyOf(ref.namespace || a.metadata.namespace, ref.name)] : [];
+};
+
+export const agentByInfraEnv: IndexFunc<Agent> = (a) => {
+  const ie = a.metadata.labels?.[INFRAENV_LABEL];
+  return ie ? [keyOf(a.metadata.namespace, ie)] : [];
+};
+
+export const agentByMac: IndexFunc<Agent> = (a) =>
+  (a.status?.inventory?.interfaces ?? [])
+    .map((i) => (i.macAddress ?? '').toLowerCase())
+    .filter((m) => m !== '');
+
+export const infraEnvByCluster: IndexFunc<InfraEnv> = (ie) => {
+  const ref = ie.spec?.clusterRef;
+  return ref?.name ? [keyOf(ref.namespace || ie.metadata.namespace, ref.name)] : [];
+};
+
+export const aciByCluster: IndexFunc<AgentClusterInstall> = (aci) => {
+  const name = aci.spec?.clusterDeploymentRef?.name;
+  return name ? [keyOf(aci.metadata.namespace, name)] : [];
+};
+
+/** The ACI a ClusterDeployment points at (`spec.clusterInstallRef`), as `ns/name`. */
+export function aciKeyOf(cd: ClusterDeployment): string | undefined {
+  const ref = cd.spec?.clusterInstallRef;
+  return ref?.name ? keyOf(cd.metadata.namespace, ref.name) : undefined;
+}

@@ -1,0 +1,47 @@
+// Reading Secrets and ConfigMaps that CRs reference. Only labelled ones are cached; on a miss the
+// object is read live and then labelled (watch + backup labels, as upstream), so the next read and
+// later changes come from the cache and trigger reconciles.
+import { BACKUP_LABEL, WATCH_LABEL } from '../api/index.ts';
+import type { KubeObject } from '../runtime/index.ts';
+import type { OperatorContext } from './context.ts';
+import { CONFIG_MAP, SECRET } from './resources.ts';
+
+export interface DataObject extends KubeObject {
+  data?: Record<string, string>;
+  type?: string;
+}
+
+async function consume(ctx: OperatorContext, kind: 'secret' | 'configmap', ns: string, name: string) {
+  const informer = kind === 'secret' ? ctx.informers.secrets : ctx.informers.configMaps;
+  const obj = (await informer.getOrFetch(ns, name)) as DataObject | undefined;
+  if (!obj) return undefined;
+  const labels = obj.metadata.labels ?? {};
+  if (labels[WATCH_LABEL] !== 'true' || labels[BACKUP_LABEL] !== 'true') {
+    await ctx.client.patch(kind === 'secret' ? SECRET : CONFIG_MAP, name, ns, 'merge', {
+      metadata: { labels: { [WATCH_LABEL]: 'true', [BACKUP_LABEL]: 'true' } },
+    });
+  }
+  return obj;
+}
+
+/** The Secret's decoded data (base64 → utf8), or undefined when it does not exist. */
+export async function readSecret(
+  ctx: OperatorContext,
+  ns: string,
+  name: string,
+): Promise<Record<string, string> | undefined> {
+  const s = await consume(ctx, 'secret', ns, name);
+  if (!s) return undefined;
+  return Object.fromEntries(
+    Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]),
+  );
+}
+
+export async function readConfigMap(
+  ctx: OperatorContext,
+  ns: string,
+  name: string,
+): Promise<Record<string, string> | undefined> {
+  const cm = await consume(ctx, 'configmap', ns, name);
+  return cm ? (cm.data ?? {}) : undefined;
+}

@@ -1,0 +1,59 @@
+// ApiResource descriptions of every kind the operator touches, derived from the src/api kind table
+// so group/version/plural are written in one place.
+import {
+  agentClassificationKind,
+  agentClusterInstallKind,
+  agentKind,
+  agentServiceConfigKind,
+  bareMetalHostKind,
+  clusterDeploymentKind,
+  clusterImageSetKind,
+  infraEnvKind,
+  type KindDefinition,
+  nmStateConfigKind,
+  preprovisioningImageKind,
+} from '../api/index.ts';
+import type { ApiResource } from '../runtime/index.ts';
+
+export function resourceOf(k: KindDefinition): ApiResource {
+  return {
+    group: k.group,
+    version: k.version,
+    kind: k.kind,
+    plural: k.plural,
+    namespaced: k.scope === 'Namespaced',
+  };
+}
+
+export const AGENT = resourceOf(agentKind);
+export const INFRA_ENV = resourceOf(infraEnvKind);
+export const NMSTATE_CONFIG = resourceOf(nmStateConfigKind);
+export const AGENT_CLASSIFICATION = resourceOf(agentClassificationKind);
+export const AGENT_SERVICE_CONFIG = resourceOf(agentServiceConfigKind);
+export const AGENT_CLUSTER_INSTALL = resourceOf(agentClusterInstallKind);
+export const CLUSTER_DEPLOYMENT = resourceOf(clusterDeploymentKind);
+export const CLUSTER_IMAGE_SET = resourceOf(clusterImageSetKind);
+export const BARE_METAL_HOST = resourceOf(bareMetalHostKind);
+export const PREPROVISIONING_IMAGE = resourceOf(preprovisioningImageKind);
+
+export const SECRET: ApiResource = {
+  group: '',
+  version: 'v1',
+  kind: 'Secret',
+  plural: 'secrets',
+  namespaced: true,
+};
+export const CONFIG_MAP: ApiResource = {
+  group: '',
+  version: 'v1',
+  kind: 'ConfigMap',
+  plural: 'configmaps',
+  namespaced: true,
+};
+export const EVENT: ApiResource = {
+  group: '',
+  version: 'v1',
+  kind: 'Event',
+  plural: 'events',
+  namespaced: true,
+};

@@ -1,0 +1,89 @@
+// Core records assembled from the caches: the one place that knows which objects make up a
+// cluster or an infra-env. The Agent reconciler, the ClusterDeployment reconciler and the REST
+// backend all build records through here, so they always agree.
+import type { AgentClusterInstall, ClusterDeployment, InfraEnv } from '../api/index.ts';
+import {
+  type ClusterFromResourcesResult,
+  clusterFromResources,
+  infraEnvToRecord,
+  type ManifestsConfigMap,
+  manifestsConfigMapNames,
+} from '../controllers/records/index.ts';
+import type { InfraEnv as InfraEnvRecord } from '../core/model.ts';
+import { keyOf, type LabelSelector, selectFromStore } from '../runtime/index.ts';
+import type { OperatorContext } from './context.ts';
+import { aciKeyOf } from './indexes.ts';
+import { readConfigMap, readSecret } from './referenced.ts';
+
+export interface ClusterView {
+  cd: ClusterDeployment;
+  aci: AgentClusterInstall | undefined;
+  /** Absent when there is no ACI; then `result` is undefined too. */
+  result: ClusterFromResourcesResult | undefined;
+}
+
+/** The ACI of a ClusterDeployment: the one its clusterInstallRef names, else one that points at it. */
+export function aciFor(ctx: OperatorContext, cd: ClusterDeployment): AgentClusterInstall | undefined {
+  const byRef = aciKeyOf(cd);
+  if (byRef) {
+    const [ns, name] = byRef.split('/');
+    const aci = ctx.informers.agentClusterInstalls.get(ns, name ?? '');
+    if (aci) return aci;
+  }
+  return ctx.aciOfCluster(keyOf(cd.metadata.namespace, cd.metadata.name ?? ''));
+}
+
+export async function pullSecretOf(ctx: OperatorContext, ns: string, name: string | undefined) {
+  if (!name) return undefined;
+  const data = await readSecret(ctx, ns, name);
+  return data?.['.dockerconfigjson'];
+}
+
+/** Builds the cluster record of a ClusterDeployment from the caches (plus referenced Secrets). */
+export async function clusterView(ctx: OperatorContext, cd: ClusterDeployment): Promise<ClusterView> {
+  const aci = aciFor(ctx, cd);
+  if (!aci) return { cd, aci, result: undefined };
+  const ns = cd.metadata.namespace ?? '';
+  const cdKey = keyOf(ns, cd.metadata.name ?? '');
+  const imageSetName = aci.spec.imageSetRef?.name;
+  const clusterImageSet = imageSetName
+    ? ctx.informers.clusterImageSets.get(undefined, imageSetName)
+    : undefined;
+  const manifestConfigMaps: ManifestsConfigMap[] = [];
+  for (const name of manifestsConfigMapNames(aci)) {
+    const data = await readConfigMap(ctx, aci.metadata.namespace ?? ns, name);
+    if (data) manifestConfigMaps.push({ name, data });
+  }
+  const agents = ctx.agentsOfCluster(cdKey);
+  const result = clusterFromResources({
+    cd,
+    aci,
+    clusterImageSet,
+    pullSecret: await pullSecretOf(ctx, ns, cd.spec.pullSecretRef?.name),
+    agents,
+    memoryFacts: { hosts: ctx.facts.forHosts(agents.map((a) => a.metadata.name ?? '')) },
+    now: ctx.now(),
+    manifestConfigMaps,
+  });
+  return { cd, aci, result };
+}
+
+/** The infra-env record of an InfraEnv, with its pull secret and selected NMStateConfigs. */
+export async function infraEnvView(ctx: OperatorContext, ie: InfraEnv): Promise<InfraEnvRecord> {
+  const ns = ie.metadata.namespace ?? '';
+  const selector = ie.spec.nmStateConfigLabelSelector;
+  // An empty selector selects nothing (upstream), unlike Kubernetes' usual "everything".
+  const empty = !selector || (!selector.matchLabels && !selector.matchExpressions?.length);
+  const nmStateConfigs = empty
+    ? []
+    : selectFromStore(ctx.informers.nmStateConfigs.store, selector as LabelSelector, ns);
+  const cdRef = ie.spec.clusterRef;
+  const cd = cdRef?.name
+    ? ctx.informers.clusterDeployments.get(cdRef.namespace || ns, cdRef.name)
+    : undefined;
+  return infraEnvToRecord(ie, {
+    pullSecret: await pullSecretOf(ctx, ns, ie.spec.pullSecretRef?.name),
+    nmStateConfigs,
+    clusterId: cd?.metadata.uid,
+  });
+}

@@ -1,0 +1,81 @@
+// Every sample is accepted by the generated CRDs on a real API server, and every invalid object is
+// rejected by the schema with a useful message.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { applyObjects, parseManifests } from '../../../src/dev/apply.ts';
+import { adminKubeConfig, newNamespace } from '../../harness/env.ts';
+
+const samplesDir = 'config/samples';
+
+async function yamlFiles(dir: string): Promise<string[]> {
+  return (await readdir(dir))
+    .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
+    .sort()
+    .map((f) => join(dir, f));
+}
+
+/** The API server's Status message from a client-node error (its body is the Status JSON). */
+function statusMessage(err: unknown): string {
+  const body = (err as { body?: unknown }).body;
+  if (typeof body === 'string') {
+    try {
+      return String((JSON.parse(body) as { message?: string }).message ?? body);
+    } catch {
+      return body;
+    }
+  }
+  return String(err);
+}
+
+describe('config/samples', () => {
+  it('applies every valid sample', async () => {
+    const ns = await newNamespace('samples');
+    const kc = adminKubeConfig();
+    const files = await yamlFiles(samplesDir);
+    expect(files.length).toBeGreaterThan(10);
+    // Namespaces first so later objects have somewhere to go, the rest in file order.
+    const objects = (
+      await Promise.all(files.map(async (f) => parseManifests(await readFile(f, 'utf8'))))
+    ).flat();
+    const namespaced = objects.filter((o) => o.kind !== 'Namespace');
+    const applied = await applyObjects(kc, namespaced, ns);
+    expect(applied).toHaveLength(namespaced.length);
+    for (const [i, obj] of applied.entries()) {
+      expect(obj.metadata?.uid, `${namespaced[i]?.kind}/${namespaced[i]?.metadata?.name}`).toBeTruthy();
+    }
+  });
+
+  it('rejects every invalid object with the expected message', async () => {
+    const ns = await newNamespace('invalid');
+    const kc = adminKubeConfig();
+    const files = await yamlFiles(join(samplesDir, 'invalid'));
+    expect(files.length).toBeGreaterThan(3);
+    for (const f of files) {
+      const text = await readFile(f, 'utf8');
+      const expected = /^#\s*expect:\s*(.+)$/m.exec(text)?.[1]?.trim();
+      expect(expected, `${f} needs a '# expect:' line`).toBeTruthy();
+      const docs = parseManifests(text);
+      // `# steps: sequential`: all but the last document must be accepted (transition rules only
+      // run on update), the last must be rejected.
+      const sequential = /^#\s*steps:\s*sequential/m.test(text);
+      // Created as `kubectl create` would, so the error is the schema's (server-side apply reports
+      // type errors differently); the final step of a sequence is an update (merge patch).
+      const api = KubernetesObjectApi.makeApiClient(kc);
+      const inNs = docs.map((d) => ({ ...d, metadata: { ...d.metadata, namespace: ns } }));
+      for (const d of inNs.slice(0, -1)) await api.create(d);
+      const last = inNs[inNs.length - 1]!;
+      let message = '';
+      try {
+        if (sequential)
+          await api.patch(last, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch);
+        else await api.create(last);
+      } catch (err) {
+        message = statusMessage(err);
+      }
+      expect(message, `${f} should be rejected`).not.toBe('');
+      expect(message, f).toContain(expected);
+    }
+  });
+});
