@@ -174,7 +174,8 @@ export function updateInstallProgress(host: Host, input: InstallProgressInput, c
       ...prev,
       current_stage: rewritten ? STAGE.done : stage,
       progress_info: info,
-      installation_percentage: stages.length > 0 ? ((index + 1) / stages.length) * 100 : 0,
+      // int64 upstream: the fraction is truncated (3 of 8 stages → 37).
+      installation_percentage: stages.length > 0 ? Math.trunc(((index + 1) / stages.length) * 100) : 0,
       stage_started_at: now,
       stage_updated_at: now,
       stage_timed_out: false,

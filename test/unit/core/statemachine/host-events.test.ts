@@ -232,7 +232,7 @@ describe('HostProgressChanged (updateInstallProgress)', () => {
     expect(r.host.progress).toEqual({
       current_stage: 'Starting installation',
       progress_info: 'go',
-      installation_percentage: 12.5,
+      installation_percentage: 12,
       stage_started_at: NOW.toISOString(),
       stage_updated_at: NOW.toISOString(),
       stage_timed_out: false,
