@@ -1,9 +1,22 @@
 // Registers every controller with the manager. Each controller module exports `register(ctx)`.
 import type { OperatorContext } from '../operator/context.ts';
+import { register as registerAgent } from './agent/index.ts';
+import { register as registerAgentClassification } from './agentclassification/index.ts';
+import { register as registerAgentLabel } from './agentlabel/index.ts';
+import { register as registerAgentServiceConfig } from './agentserviceconfig/index.ts';
+import { register as registerCluster } from './cluster/index.ts';
+import { register as registerInfraEnv } from './infraenv/index.ts';
 
 export type ControllerRegistrar = (ctx: OperatorContext) => void;
 
-export const CONTROLLERS: readonly ControllerRegistrar[] = [];
+export const CONTROLLERS: readonly ControllerRegistrar[] = [
+  registerAgent,
+  registerAgentClassification,
+  registerAgentLabel,
+  registerAgentServiceConfig,
+  registerCluster,
+  registerInfraEnv,
+];
 
 export function registerControllers(ctx: OperatorContext): void {
   for (const register of CONTROLLERS) register(ctx);

@@ -1,15 +1,22 @@
 // Composition root: one process runs the controller manager (caches, leader election, controllers,
 // /healthz, /readyz, /metrics), the host-facing REST API with the image service, and the admission
 // webhooks.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { type Logger, pino } from 'pino';
+import { type HostServer, startHostServer } from '../controllers/hosts/server.ts';
 import { registerControllers } from '../controllers/index.ts';
 import { Manager } from '../runtime/index.ts';
+import { clusterDeploymentGetter } from '../webhooks/kube.ts';
+import { startWebhookServer, type WebhookServer } from '../webhooks/server.ts';
 import type { OperatorConfig } from './config.ts';
 import { OperatorContext, operatorCacheOptions } from './context.ts';
 
 export interface RunningOperator {
   ctx: OperatorContext;
+  hostServer: HostServer;
+  webhookServer: WebhookServer | undefined;
   /** Resolves when the manager stops; rejects on a fatal error (e.g. leadership lost). */
   done: Promise<void>;
   stop(): Promise<void>;
@@ -22,6 +29,25 @@ export function loadKubeConfig(path: string | undefined): KubeConfig {
   return kc;
 }
 
+async function startWebhooks(ctx: OperatorContext, port: number, certDir: string): Promise<WebhookServer> {
+  const [certPem, keyPem] = await Promise.all([
+    readFile(join(certDir, 'tls.crt'), 'utf8'),
+    readFile(join(certDir, 'tls.key'), 'utf8'),
+  ]);
+  return startWebhookServer({
+    certPem,
+    keyPem,
+    port,
+    host: '0.0.0.0',
+    logger: ctx.logger.child({ component: 'webhooks' }),
+    getClusterDeployment: clusterDeploymentGetter(ctx.client),
+  });
+}
+
+/**
+ * Starts everything. The host server runs on every replica (agents may reach any of them); the
+ * controllers run only on the leader.
+ */
 export async function startOperator(
   config: OperatorConfig,
   opts: { kubeConfig?: KubeConfig; logger?: Logger; installSignalHandlers?: boolean } = {},
@@ -41,9 +67,40 @@ export async function startOperator(
   registerControllers(ctx);
   const uninstall = opts.installSignalHandlers ? mgr.installProcessHandlers() : undefined;
   logger.info(
-    { server: kubeConfig.getCurrentCluster()?.server, namespace: ctx.namespace, urls: ctx.urls },
+    { server: kubeConfig.getCurrentCluster()?.server, namespace: ctx.namespace },
     'starting agent-install-operator',
   );
-  const done = mgr.start().finally(() => uninstall?.());
-  return { ctx, done, stop: () => mgr.stop() };
+  const done = mgr.start();
+  // Observed here so a failure during the host server's start-up is not an unhandled rejection;
+  // callers still see it through `done`.
+  done.catch(() => undefined);
+  let hostServer: HostServer | undefined;
+  let webhookServer: WebhookServer | undefined;
+  try {
+    hostServer = await startHostServer(ctx);
+    if (config.operator.webhookPort > 0) {
+      webhookServer = await startWebhooks(ctx, config.operator.webhookPort, config.operator.webhookCertDir);
+    }
+  } catch (err) {
+    await hostServer?.close();
+    await mgr.stop();
+    uninstall?.();
+    throw err;
+  }
+  const closeServers = async () => {
+    await Promise.allSettled([hostServer.close(), webhookServer?.close()]);
+  };
+  return {
+    ctx,
+    hostServer,
+    webhookServer,
+    done: done.finally(async () => {
+      await closeServers();
+      uninstall?.();
+    }),
+    stop: async () => {
+      await mgr.stop();
+      await closeServers();
+    },
+  };
 }

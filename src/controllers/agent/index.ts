@@ -1,0 +1,89 @@
+// Registers the Agent controller (kubeapi.md §3.4). Agents are reconciled on their own changes,
+// on changes of their InfraEnv (auto-approval, requirements), of the ClusterDeployment and
+// AgentClusterInstall they are bound to or asked to bind to (cluster state drives the host state
+// machine), of Secrets they reference, and on demand through the bus ('agent': step replies,
+// check-ins after a disconnection, sibling changes). Every Agent change enqueues its
+// ClusterDeployment (level-triggered in both directions, docs/design/records.md).
+
+import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '../../api/index.ts';
+import type { OperatorContext } from '../../operator/context.ts';
+import {
+  AGENT,
+  AGENT_CLUSTER_INSTALL,
+  CLUSTER_DEPLOYMENT,
+  INFRA_ENV,
+  SECRET,
+} from '../../operator/resources.ts';
+import { type KubeObject, keyOf, objectKey } from '../../runtime/index.ts';
+import { operatorEventsFor } from '../events.ts';
+import { localAuthFor } from '../hosts/auth.ts';
+import { hostMemory } from '../hosts/memory.ts';
+import { reconcileAgent } from './reconcile.ts';
+
+function agentKeys(agents: readonly Agent[]): string[] {
+  return agents.map((a) => objectKey(a));
+}
+
+/** ClusterDeployment keys an Agent concerns: the one it asks for and the one it is bound to. */
+export function clusterDeploymentKeysOf(ctx: OperatorContext, agent: Agent): string[] {
+  const keys = new Set<string>();
+  const ref = agent.spec?.clusterDeploymentName;
+  if (ref?.name) keys.add(keyOf(ref.namespace || agent.metadata.namespace, ref.name));
+  const cid = agent.status?.backend?.clusterID;
+  const cd = cid ? ctx.clusterDeploymentById(cid) : undefined;
+  if (cd) keys.add(objectKey(cd));
+  return [...keys];
+}
+
+function agentsOfClusterDeployment(ctx: OperatorContext, cd: ClusterDeployment): string[] {
+  const keys = new Set(agentKeys(ctx.agentsOfCluster(objectKey(cd))));
+  // Agents still bound to it after their spec moved on (unbinding).
+  const uid = cd.metadata.uid;
+  if (uid) {
+    for (const a of ctx.informers.agents.store.list()) {
+      if (a.status?.backend?.clusterID === uid) keys.add(objectKey(a));
+    }
+  }
+  return [...keys];
+}
+
+export function register(ctx: OperatorContext): void {
+  const memory = hostMemory(ctx);
+  const deps = { memory, events: operatorEventsFor(ctx), auth: () => localAuthFor(ctx) };
+  const controller = ctx.mgr
+    .controller('agent')
+    .for(AGENT)
+    .watches<InfraEnv>(INFRA_ENV, (ie) => agentKeys(ctx.agentsOfInfraEnv(objectKey(ie))))
+    .watches<ClusterDeployment>(CLUSTER_DEPLOYMENT, (cd) => agentsOfClusterDeployment(ctx, cd))
+    .watches<AgentClusterInstall>(AGENT_CLUSTER_INSTALL, (aci) => {
+      const name = aci.spec?.clusterDeploymentRef?.name;
+      const cd = name ? ctx.informers.clusterDeployments.get(aci.metadata.namespace, name) : undefined;
+      return cd ? agentsOfClusterDeployment(ctx, cd) : [];
+    })
+    .watches<KubeObject>(SECRET, (secret) =>
+      agentKeys(
+        ctx.informers.agents.store
+          .list()
+          .filter(
+            (a) =>
+              a.spec?.ignitionEndpointTokenReference?.name === secret.metadata.name &&
+              a.spec?.ignitionEndpointTokenReference?.namespace === secret.metadata.namespace,
+          ),
+      ),
+    )
+    .complete((req, rctx) => reconcileAgent(ctx, deps, req, rctx));
+  ctx.bus.register('agent', (key) => controller.enqueue(key));
+  const enqueueClusters = (...agents: Agent[]) => {
+    const keys = new Set(agents.flatMap((a) => clusterDeploymentKeysOf(ctx, a)));
+    for (const k of keys) ctx.bus.enqueue('clusterdeployment', k);
+  };
+  ctx.informers.agents.addHandler({
+    onAdd: (a) => enqueueClusters(a),
+    onUpdate: (oldA, newA) => enqueueClusters(oldA, newA),
+    onDelete: (a) => {
+      enqueueClusters(a);
+      memory.forget(a.metadata.name ?? '');
+      ctx.facts.delete(a.metadata.name ?? '');
+    },
+  });
+}

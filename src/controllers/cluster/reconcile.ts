@@ -1,0 +1,126 @@
+// The ClusterDeployment reconciler's entry (kubeapi.md §3.1.2 steps 1–6): find the CD and its
+// AgentClusterInstall, run the deletion paths, keep both finalizers and the ACI's ownerReference
+// to the CD, then sync the cluster.
+
+import {
+  AGENTCLUSTERINSTALL_FINALIZER,
+  type AgentClusterInstall,
+  CLUSTERDEPLOYMENT_FINALIZER,
+  type ClusterDeployment,
+} from '../../api/index.ts';
+import type { OperatorContext } from '../../operator/context.ts';
+import { AGENT_CLUSTER_INSTALL, CLUSTER_DEPLOYMENT } from '../../operator/resources.ts';
+import { clusterView } from '../../operator/views.ts';
+import {
+  addFinalizer,
+  hasFinalizer,
+  isBeingDeleted,
+  isOwnedBy,
+  keyOf,
+  type ReconcileRequest,
+  type ReconcileResult,
+} from '../../runtime/index.ts';
+import type { AgentCluster } from '../records/index.ts';
+import type { ClusterControllerDeps } from './deps.ts';
+import { StaleClusterRecordError, syncCluster, writeCancelledStatus } from './sync.ts';
+import { teardownClusterDeployment, teardownClusterInstall } from './teardown.ts';
+import { isAgentInstallRef } from './watches.ts';
+
+const STALE_RECORD_RETRY_MS = 200;
+
+/**
+ * The ACI with our finalizer and a (non-controller) ownerReference to the CD, written in one
+ * JSON patch whose `test` operations make a concurrent change fail rather than be overwritten.
+ */
+export async function ensureAciMetadata(
+  ctx: OperatorContext,
+  aci: AgentClusterInstall,
+  cd: ClusterDeployment,
+): Promise<AgentClusterInstall> {
+  const ops: { op: string; path: string; value?: unknown }[] = [];
+  if (!hasFinalizer(aci, AGENTCLUSTERINSTALL_FINALIZER)) {
+    const current = aci.metadata.finalizers;
+    ops.push(
+      current
+        ? { op: 'test', path: '/metadata/finalizers', value: current }
+        : { op: 'test', path: '/metadata/finalizers', value: null },
+      current
+        ? { op: 'add', path: '/metadata/finalizers/-', value: AGENTCLUSTERINSTALL_FINALIZER }
+        : { op: 'add', path: '/metadata/finalizers', value: [AGENTCLUSTERINSTALL_FINALIZER] },
+    );
+  }
+  if (!isOwnedBy(aci, cd)) {
+    const current = aci.metadata.ownerReferences;
+    const ref = {
+      apiVersion: cd.apiVersion ?? 'hive.openshift.io/v1',
+      kind: cd.kind ?? 'ClusterDeployment',
+      name: cd.metadata.name ?? '',
+      uid: cd.metadata.uid ?? '',
+    };
+    ops.push(
+      current
+        ? { op: 'test', path: '/metadata/ownerReferences', value: current }
+        : { op: 'test', path: '/metadata/ownerReferences', value: null },
+      current
+        ? { op: 'add', path: '/metadata/ownerReferences/-', value: ref }
+        : { op: 'add', path: '/metadata/ownerReferences', value: [ref] },
+    );
+  }
+  if (ops.length === 0) return aci;
+  // A failed test (someone else changed the lists) throws: the rate-limited retry re-reads.
+  return ctx.client.patch<AgentClusterInstall>(
+    AGENT_CLUSTER_INSTALL,
+    aci.metadata.name ?? '',
+    aci.metadata.namespace,
+    'json',
+    [{ op: 'test', path: '/metadata/uid', value: aci.metadata.uid }, ...ops],
+  );
+}
+
+/** The cluster record for a cancel, if one can be built (deletion must not depend on it). */
+async function clusterForTeardown(ctx: OperatorContext, cd: ClusterDeployment | undefined) {
+  if (!cd) return undefined;
+  try {
+    return (await clusterView(ctx, cd)).result?.cluster;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function reconcileClusterDeployment(
+  ctx: OperatorContext,
+  deps: ClusterControllerDeps,
+  req: ReconcileRequest,
+): Promise<ReconcileResult | undefined> {
+  const ns = req.namespace ?? '';
+  const cd = ctx.informers.clusterDeployments.get(ns, req.name);
+  if (!cd || !isAgentInstallRef(cd)) return undefined;
+  const cdKey = keyOf(ns, req.name);
+  const aciName = cd.spec.clusterInstallRef?.name ?? '';
+  const aci = ctx.informers.agentClusterInstalls.get(ns, aciName);
+
+  if (aci && isBeingDeleted(aci)) {
+    const cluster = await clusterForTeardown(ctx, cd);
+    return teardownClusterInstall(ctx, aci, cdKey, cd, {
+      cluster,
+      writeCancelled: (c: AgentCluster) => writeCancelledStatus(ctx, deps, cd, aci, c),
+      recordEvents: (events) => deps.events(events, { aci, agents: ctx.agentsOfCluster(cdKey) }),
+    });
+  }
+  if (isBeingDeleted(cd)) return teardownClusterDeployment(ctx, cd, aci);
+  if (!aci) return undefined;
+
+  if (!hasFinalizer(cd, CLUSTERDEPLOYMENT_FINALIZER)) {
+    const updated = await addFinalizer(ctx.client, CLUSTER_DEPLOYMENT, cd, CLUSTERDEPLOYMENT_FINALIZER);
+    if (!updated) return undefined;
+  }
+  const current = await ensureAciMetadata(ctx, aci, cd);
+  try {
+    return await syncCluster(ctx, deps, cd, current);
+  } catch (err) {
+    // Expected when the REST backend wrote the record meanwhile: start over once the cache has it.
+    if (!(err instanceof StaleClusterRecordError)) throw err;
+    ctx.logger.debug({ cd: cdKey }, err.message);
+    return { requeueAfter: STALE_RECORD_RETRY_MS };
+  }
+}

@@ -1,0 +1,109 @@
+// Record lookups local authentication needs, answered from the informer caches. Until the caches
+// have synced the answers are unknown: both methods reject, and the request gets 503 (agents
+// retry) instead of a 401 that would stop them for good.
+
+import type { Agent, InfraEnv } from '../../api/index.ts';
+import type { OperatorContext } from '../../operator/context.ts';
+import { keyOf } from '../../runtime/index.ts';
+import type { AccessResolver, AccessTarget, TokenSubject } from '../../server/auth/index.ts';
+
+const same = (a: string | undefined, b: string | undefined) =>
+  a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
+
+export class CacheAccessResolver implements AccessResolver {
+  private readonly ctx: OperatorContext;
+
+  constructor(ctx: OperatorContext) {
+    this.ctx = ctx;
+  }
+
+  private ensureSynced(): void {
+    const { infraEnvs, agents, clusterDeployments } = this.ctx.informers;
+    if (!infraEnvs.hasSynced() || !agents.hasSynced() || !clusterDeployments.hasSynced()) {
+      throw new Error('caches are not synced yet');
+    }
+  }
+
+  async exists(subject: TokenSubject): Promise<boolean> {
+    this.ensureSynced();
+    return subject.kind === 'infra-env'
+      ? this.ctx.infraEnvById(subject.id.toLowerCase()) !== undefined
+      : this.ctx.clusterDeploymentById(subject.id.toLowerCase()) !== undefined;
+  }
+
+  async covers(subject: TokenSubject, target: AccessTarget): Promise<boolean> {
+    this.ensureSynced();
+    return subject.kind === 'infra-env'
+      ? this.coveredByInfraEnv(subject.id.toLowerCase(), target)
+      : this.coveredByCluster(subject.id.toLowerCase(), target);
+  }
+
+  /** The host's Agent (host ids are agent names), looked up in the likely namespaces first. */
+  private agent(hostId: string, hints: readonly (string | undefined)[]): Agent | undefined {
+    const id = hostId.toLowerCase();
+    for (const ns of hints) {
+      if (!ns) continue;
+      const a = this.ctx.informers.agents.get(ns, id);
+      if (a) return a;
+    }
+    return this.ctx.informers.agents.store.list().find((a) => a.metadata.name === id);
+  }
+
+  /** The clusters (ClusterDeployment uids) an infra-env is bound to or has hosts in. */
+  private clustersOfInfraEnv(ie: InfraEnv): Set<string> {
+    const out = new Set<string>();
+    const ns = ie.metadata.namespace ?? '';
+    const ref = ie.spec.clusterRef;
+    if (ref?.name) {
+      const cd = this.ctx.informers.clusterDeployments.get(ref.namespace || ns, ref.name);
+      if (cd?.metadata.uid) out.add(cd.metadata.uid);
+    }
+    for (const a of this.ctx.agentsOfInfraEnv(keyOf(ns, ie.metadata.name ?? ''))) {
+      const cid = a.status?.backend?.clusterID;
+      if (cid) out.add(cid);
+    }
+    return out;
+  }
+
+  private coveredByInfraEnv(infraEnvId: string, target: AccessTarget): boolean {
+    const ie = this.ctx.infraEnvById(infraEnvId);
+    if (!ie) return false;
+    const clusters = this.clustersOfInfraEnv(ie);
+    if (target.clusterId && !clusters.has(target.clusterId.toLowerCase())) return false;
+    if (target.hostId) {
+      const targetIe = target.infraEnvId ? this.ctx.infraEnvById(target.infraEnvId.toLowerCase()) : undefined;
+      const agent = this.agent(target.hostId, [targetIe?.metadata.namespace, ie.metadata.namespace]);
+      if (!agent) return false;
+      const ownIe = agent.status?.backend?.infraEnvID ?? ownerInfraEnvUid(agent);
+      const inOwnInfraEnv = same(ownIe, infraEnvId);
+      const cid = agent.status?.backend?.clusterID;
+      if (!inOwnInfraEnv && !(cid && clusters.has(cid))) return false;
+      // The host must also belong to the infra-env the path names (else the backend would act on
+      // a host of another infra-env).
+      if (target.infraEnvId && !same(ownIe, target.infraEnvId)) return false;
+      return true;
+    }
+    // An infra-env other than the subject's, named without a host: never covered.
+    if (target.infraEnvId && !same(target.infraEnvId, infraEnvId)) return false;
+    return true;
+  }
+
+  private coveredByCluster(clusterId: string, target: AccessTarget): boolean {
+    const cd = this.ctx.clusterDeploymentById(clusterId);
+    if (!cd) return false;
+    if (target.clusterId && !same(target.clusterId, clusterId)) return false;
+    if (target.hostId) {
+      const agent = this.agent(target.hostId, [cd.metadata.namespace]);
+      if (!agent || !same(agent.status?.backend?.clusterID, clusterId)) return false;
+    }
+    if (target.infraEnvId) {
+      const ie = this.ctx.infraEnvById(target.infraEnvId.toLowerCase());
+      if (!ie || !this.clustersOfInfraEnv(ie).has(clusterId)) return false;
+    }
+    return true;
+  }
+}
+
+export function ownerInfraEnvUid(agent: Agent): string | undefined {
+  return agent.metadata.ownerReferences?.find((o) => o.kind === 'InfraEnv')?.uid;
+}

@@ -1,0 +1,81 @@
+// Finding the records a host request or an Agent reconcile works on, from the caches.
+
+import type { Agent, InfraEnv } from '../../api/index.ts';
+import { INFRAENV_LABEL } from '../../api/index.ts';
+import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
+import type { OperatorContext } from '../../operator/context.ts';
+import { AGENT } from '../../operator/resources.ts';
+import { clusterView, infraEnvView } from '../../operator/views.ts';
+import type { AgentCluster, HostRuntimeFacts } from '../records/index.ts';
+import { ownerInfraEnvUid } from './access.ts';
+import type { HostMemory } from './memory.ts';
+
+/** The InfraEnv an Agent registered through: its label (same namespace), else its owner. */
+export function infraEnvOfAgent(ctx: OperatorContext, agent: Agent): InfraEnv | undefined {
+  const name = agent.metadata.labels?.[INFRAENV_LABEL];
+  if (name) {
+    const ie = ctx.informers.infraEnvs.get(agent.metadata.namespace, name);
+    if (ie) return ie;
+  }
+  const uid = agent.status?.backend?.infraEnvID ?? ownerInfraEnvUid(agent);
+  return uid ? ctx.infraEnvById(uid) : undefined;
+}
+
+/** Whether the Agent is the host of that infra-env (by recorded id, owner, or label). */
+export function agentBelongsTo(agent: Agent, infraEnv: InfraEnv): boolean {
+  const uid = infraEnv.metadata.uid ?? '';
+  const recorded = agent.status?.backend?.infraEnvID ?? ownerInfraEnvUid(agent);
+  if (recorded) return recorded.toLowerCase() === uid.toLowerCase();
+  return agent.metadata.labels?.[INFRAENV_LABEL] === infraEnv.metadata.name;
+}
+
+export type HostLookup =
+  | { ok: true; infraEnv: InfraEnv; agent: Agent }
+  | { ok: false; status: 404; reason: string };
+
+/**
+ * The Agent of `hostId` in infra-env `infraEnvId`. A cache miss is confirmed with a live read: a
+ * host polls right after registering, before the cache may have seen the new Agent, and a 404 would
+ * stop its runner for good.
+ */
+export async function findHost(
+  ctx: OperatorContext,
+  infraEnvId: string,
+  hostId: string,
+): Promise<HostLookup> {
+  const infraEnv = ctx.infraEnvById(infraEnvId.toLowerCase());
+  if (!infraEnv) return { ok: false, status: 404, reason: `infra env ${infraEnvId} not found` };
+  const ns = infraEnv.metadata.namespace;
+  const name = hostId.toLowerCase();
+  const agent = ctx.informers.agents.get(ns, name) ?? (await ctx.client.getIfExists<Agent>(AGENT, name, ns));
+  if (!agent || !agentBelongsTo(agent, infraEnv) || agent.metadata.deletionTimestamp) {
+    return { ok: false, status: 404, reason: `host ${hostId} not found in infra env ${infraEnvId}` };
+  }
+  return { ok: true, infraEnv, agent };
+}
+
+/** The cluster record of a ClusterDeployment uid (undefined while it cannot be built). */
+export async function clusterRecordById(
+  ctx: OperatorContext,
+  clusterId: string | null | undefined,
+): Promise<AgentCluster | undefined> {
+  if (!clusterId) return undefined;
+  const cd = ctx.clusterDeploymentById(clusterId);
+  if (!cd) return undefined;
+  return (await clusterView(ctx, cd)).result?.cluster;
+}
+
+export function infraEnvRecordOf(ctx: OperatorContext, infraEnv: InfraEnv): Promise<InfraEnvRecord> {
+  return infraEnvView(ctx, infraEnv);
+}
+
+/**
+ * The host's in-memory facts. A host not heard from since the process started counts as checked in
+ * at the start: after the warm-up window it turns disconnected unless it polls.
+ */
+export function hostFacts(ctx: OperatorContext, memory: HostMemory, hostId: string): HostRuntimeFacts {
+  const facts = ctx.facts.get(hostId) ?? {};
+  return facts.checked_in_at
+    ? facts
+    : { ...facts, checked_in_at: new Date(memory.warmUp.startedAt).toISOString() };
+}

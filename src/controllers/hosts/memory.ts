@@ -1,0 +1,126 @@
+// Per-process host memory shared by the REST backend and the Agent reconciler (beyond
+// ctx.facts, which holds the frequent low-value facts):
+// * the inbox: step results that change the persisted record (inventory, NTP sources, media
+//   state, install failure, reclaim, versions). The backend puts them here and enqueues the Agent;
+//   the reconciler applies them, writes the status once, and acknowledges what it applied.
+// * warm-up after a restart (docs/design/records.md): until a host has answered one round of its
+//   periodic steps, or WARM_UP_MS have passed since the process started, validations that need
+//   in-memory facts keep their stored result.
+// * the state machine options (upstream's env variables) and the process start time.
+
+import type { Inventory } from '../../core/inventory.ts';
+import type { NtpSource } from '../../core/model.ts';
+import { optionsFromEnv, resolveOptions, type StateMachineOptions } from '../../core/statemachine/index.ts';
+import type { OperatorContext } from '../../operator/context.ts';
+
+export const WARM_UP_MS = 3 * 60_000;
+
+/** Record changes from step replies and polls, waiting for the reconciler. */
+export interface PendingHostUpdate {
+  inventory?: Inventory;
+  ntpSources?: NtpSource[];
+  /** A step reply carried exit code 256: MediaDisconnect. */
+  mediaDisconnected?: boolean;
+  /** The host checked in again after a media disconnection. */
+  mediaConnected?: boolean;
+  /** The install step failed: HostInstallationFailed with this reason. */
+  installFailed?: string;
+  reclaim?: { rebooting: true } | { failed: string };
+  discoveryAgentVersion?: string;
+  installerVersion?: string;
+}
+
+export class HostInbox {
+  private readonly entries = new Map<string, { seq: number; update: PendingHostUpdate }>();
+  private seq = 0;
+
+  put(hostId: string, patch: PendingHostUpdate): void {
+    const prev = this.entries.get(hostId)?.update ?? {};
+    this.entries.set(hostId, { seq: ++this.seq, update: { ...prev, ...patch } });
+  }
+
+  peek(hostId: string): { seq: number; update: PendingHostUpdate } | undefined {
+    return this.entries.get(hostId);
+  }
+
+  /** Drops the entry if nothing arrived since `seq` was read (else the newer values stay). */
+  ack(hostId: string, seq: number): void {
+    if (this.entries.get(hostId)?.seq === seq) this.entries.delete(hostId);
+  }
+
+  delete(hostId: string): void {
+    this.entries.delete(hostId);
+  }
+}
+
+export class WarmUp {
+  readonly startedAt: number;
+  /** Step types of the host's first poll still unanswered; `true` once warm. */
+  private readonly hosts = new Map<string, Set<string> | true>();
+
+  constructor(startedAt: number) {
+    this.startedAt = startedAt;
+  }
+
+  /** When the warm-up window of the process ends (epoch ms). */
+  get endsAt(): number {
+    return this.startedAt + WARM_UP_MS;
+  }
+
+  isWarm(hostId: string, now: number): boolean {
+    return now >= this.endsAt || this.hosts.get(hostId) === true;
+  }
+
+  /** The first poll since the start fixes the round of steps to wait for. */
+  onPoll(hostId: string, stepTypes: readonly string[]): void {
+    if (this.hosts.has(hostId)) return;
+    this.hosts.set(hostId, stepTypes.length === 0 ? true : new Set(stepTypes));
+  }
+
+  onReply(hostId: string, stepType: string): void {
+    const pending = this.hosts.get(hostId);
+    if (pending === undefined || pending === true) return;
+    pending.delete(stepType);
+    if (pending.size === 0) this.hosts.set(hostId, true);
+  }
+
+  /** A (re-)registering host starts from scratch: nothing stored is worth keeping. */
+  markWarm(hostId: string): void {
+    this.hosts.set(hostId, true);
+  }
+
+  forget(hostId: string): void {
+    this.hosts.delete(hostId);
+  }
+}
+
+export class HostMemory {
+  readonly inbox = new HostInbox();
+  readonly warmUp: WarmUp;
+  readonly smOptions: StateMachineOptions;
+
+  constructor(startedAt: number, env: Readonly<Record<string, string | undefined>>) {
+    this.warmUp = new WarmUp(startedAt);
+    const { options } = optionsFromEnv(env);
+    this.smOptions = resolveOptions({ ...options, kubeApiEnabled: true });
+  }
+
+  forget(hostId: string): void {
+    this.inbox.delete(hostId);
+    this.warmUp.forget(hostId);
+  }
+}
+
+const perContext = new WeakMap<OperatorContext, HostMemory>();
+
+/** The host memory of an operator process (created on first use, at controller registration). */
+export function hostMemory(ctx: OperatorContext): HostMemory {
+  let m = perContext.get(ctx);
+  if (!m) {
+    m = new HostMemory(ctx.now().getTime(), process.env);
+    const { errors } = optionsFromEnv(process.env);
+    for (const e of errors) ctx.logger.warn(`ignoring invalid setting ${e}`);
+    perContext.set(ctx, m);
+  }
+  return m;
+}

@@ -1,0 +1,231 @@
+// Host registration (agent-api.md §1.1, §2.1; kubeapi.md §3.5; core.md §1.3 RegisterHost). A new
+// host becomes an Agent named by its host id in the InfraEnv's namespace — labels, owner,
+// finalizer, spec.approved=false, role "", bound to the InfraEnv's cluster when it has one — then
+// one status write with the core's new host record. A known host re-registering (agent restart,
+// runner exit, reboot into discovery) runs the RegisterHost transition on its record. An Agent of
+// the same name from another infra-env is taken over: upstream unregisters the old host and resets
+// the Agent's spec and metadata.
+
+import type { Agent, ClusterReference, InfraEnv } from '../../api/index.ts';
+import {
+  AGENT_FINALIZER,
+  AGENT_INHERITED_NODE_LABELS_ANNOTATION,
+  INFRAENV_LABEL,
+  INFRAENV_PROPAGATE_NODE_LABELS_ANNOTATION,
+} from '../../api/index.ts';
+import {
+  checkHostRegistration,
+  type HostResult,
+  newHostRecord,
+  registerHost,
+  type SmEvent,
+} from '../../core/statemachine/index.ts';
+import type { OperatorContext } from '../../operator/context.ts';
+import { AGENT } from '../../operator/resources.ts';
+import { clusterView } from '../../operator/views.ts';
+import { isAlreadyExists, type OwnerReference, updateStatus } from '../../runtime/index.ts';
+import { fail, fromSmError, type Outcome, ok } from '../../server/api/backend.ts';
+import type { LocalAuth } from '../../server/auth/index.ts';
+import { currentSpecSyncError, projectAgentStatus } from '../agent/project.ts';
+import { type AgentCluster, type AgentHost, agentToHost } from '../records/index.ts';
+import { agentBelongsTo, clusterRecordById, hostFacts, infraEnvRecordOf } from './lookup.ts';
+import type { HostMemory } from './memory.ts';
+
+export interface RegistrationDeps {
+  auth: LocalAuth;
+  memory: HostMemory;
+}
+
+export interface Registered {
+  host: AgentHost;
+  events: SmEvent[];
+}
+
+/** Node labels an InfraEnv propagates (its annotation lists some of its own label keys). */
+export function inheritedNodeLabels(ie: InfraEnv): Record<string, string> {
+  const keys = (ie.metadata.annotations?.[INFRAENV_PROPAGATE_NODE_LABELS_ANNOTATION] ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
+  const labels = ie.metadata.labels ?? {};
+  const out: Record<string, string> = {};
+  for (const k of keys) if (k in labels) out[k] = labels[k]!;
+  return out;
+}
+
+function owner(ie: InfraEnv): OwnerReference {
+  return {
+    apiVersion: ie.apiVersion ?? 'agent-install.openshift.io/v1beta1',
+    kind: 'InfraEnv',
+    name: ie.metadata.name ?? '',
+    uid: ie.metadata.uid ?? '',
+  };
+}
+
+/** Metadata and spec of the Agent of a host registering through `ie` (new or taken over). */
+export function agentSkeleton(
+  ie: InfraEnv,
+  hostId: string,
+  clusterRef: ClusterReference | undefined,
+  previous?: Agent,
+): Agent {
+  const inherited = inheritedNodeLabels(ie);
+  const keys = Object.keys(inherited).sort();
+  const annotations = { ...(previous?.metadata.annotations ?? {}) };
+  delete annotations[AGENT_INHERITED_NODE_LABELS_ANNOTATION];
+  if (keys.length > 0) annotations[AGENT_INHERITED_NODE_LABELS_ANNOTATION] = keys.join(',');
+  const finalizers = previous?.metadata.finalizers ?? [];
+  return {
+    apiVersion: 'agent-install.openshift.io/v1beta1',
+    kind: 'Agent',
+    metadata: {
+      ...(previous?.metadata ?? {}),
+      name: hostId,
+      namespace: ie.metadata.namespace,
+      labels: { ...(ie.spec.agentLabels ?? {}), [INFRAENV_LABEL]: ie.metadata.name ?? '' },
+      annotations,
+      ownerReferences: [owner(ie)],
+      finalizers: finalizers.includes(AGENT_FINALIZER) ? finalizers : [...finalizers, AGENT_FINALIZER],
+    },
+    spec: {
+      approved: false,
+      role: '',
+      ...(clusterRef ? { clusterDeploymentName: clusterRef } : {}),
+      ...(keys.length > 0 ? { nodeLabels: inherited } : {}),
+    },
+  } as unknown as Agent;
+}
+
+type Resolved = { cluster?: AgentCluster; clusterRef?: ClusterReference };
+
+/** The cluster an infra-env is bound to (503 while it cannot be read: never stop an agent). */
+async function infraEnvCluster(ctx: OperatorContext, ie: InfraEnv): Promise<Outcome<Resolved>> {
+  const ref = ie.spec.clusterRef;
+  if (!ref?.name) return ok({});
+  const ns = ref.namespace || ie.metadata.namespace || '';
+  const cd = ctx.informers.clusterDeployments.get(ns, ref.name);
+  if (!cd)
+    return fail(503, `ClusterDeployment ${ns}/${ref.name} of infra env ${ie.metadata.name} is not available`);
+  const view = await clusterView(ctx, cd);
+  const cluster = view.result?.cluster;
+  if (!cluster) {
+    return fail(
+      503,
+      `the cluster of ClusterDeployment ${ns}/${ref.name} is not available: ${view.result?.error?.message ?? 'no AgentClusterInstall'}`,
+    );
+  }
+  return ok({ cluster, clusterRef: { name: ref.name, namespace: ns } });
+}
+
+function withApproval(result: HostResult, approved: boolean): HostResult {
+  return result.ok ? { ...result, host: { ...result.host, approved } as AgentHost } : result;
+}
+
+export async function registerHostAgent(
+  ctx: OperatorContext,
+  deps: RegistrationDeps,
+  input: { infraEnvId: string; hostId: string; discoveryAgentVersion?: string },
+): Promise<Outcome<Registered>> {
+  const ie = ctx.infraEnvById(input.infraEnvId.toLowerCase());
+  if (!ie || ie.metadata.deletionTimestamp) return fail(404, `infra env ${input.infraEnvId} not found`);
+  const ns = ie.metadata.namespace ?? '';
+  const hostId = input.hostId.toLowerCase();
+  const now = ctx.now();
+  const resolved = await infraEnvCluster(ctx, ie);
+  if (!resolved.ok) return resolved;
+  const { cluster, clusterRef } = resolved.value;
+  const ieRecord = await infraEnvRecordOf(ctx, ie);
+  const sm = { now, options: deps.memory.smOptions };
+  const version = input.discoveryAgentVersion;
+
+  const existing =
+    ctx.informers.agents.get(ns, hostId) ?? (await ctx.client.getIfExists<Agent>(AGENT, hostId, ns));
+  if (existing?.metadata.deletionTimestamp) {
+    return fail(503, `host ${hostId} is being deleted, register again later`);
+  }
+  const project = (agent: Agent, host: AgentHost) =>
+    projectAgentStatus(agent, host, {
+      now,
+      serviceBaseUrl: ctx.urls.serviceBaseUrl,
+      auth: deps.auth,
+      specSyncError: currentSpecSyncError(agent),
+    });
+
+  const known =
+    existing &&
+    (agentBelongsTo(existing, ie) ||
+      (cluster !== undefined && existing.status?.backend?.clusterID === cluster.id));
+  if (existing && known) {
+    // Re-registration: the host keeps its record; RegisterHost decides what becomes of it.
+    const facts = hostFacts(ctx, deps.memory, hostId);
+    const hostClusterId = existing.status?.backend?.clusterID;
+    const hostCluster = hostClusterId ? await clusterRecordById(ctx, hostClusterId) : undefined;
+    const run = (agent: Agent): HostResult => {
+      const host = agentToHost(agent, facts);
+      const check = checkHostRegistration({ infraEnv: ieRecord, cluster: hostCluster ?? null, isNew: false });
+      if (check) return { ok: false, error: check };
+      const options = {
+        cluster: hostCluster ?? null,
+        ...(version ? { discoveryAgentVersion: version } : {}),
+      };
+      return withApproval(registerHost(host, options, sm), host.approved);
+    };
+    const first = run(existing);
+    if (!first.ok) return fromSmError(first.error);
+    const state: { last: HostResult } = { last: first };
+    const base = existing;
+    await updateStatus(ctx.client, AGENT, base, (cur) => {
+      const r = cur === base ? first : run(cur);
+      state.last = r;
+      return r.ok ? project(cur, r.host as AgentHost) : cur.status;
+    });
+    const done = state.last;
+    if (!done.ok) return fromSmError(done.error);
+    return ok({ host: done.host as AgentHost, events: done.events });
+  }
+
+  const check = checkHostRegistration({ infraEnv: ieRecord, cluster: cluster ?? null, isNew: true });
+  if (check) return fromSmError(check);
+  const record = newHostRecord({
+    id: hostId,
+    infraEnvId: ie.metadata.uid ?? '',
+    cluster: cluster ?? null,
+    now,
+    ...(version ? { discoveryAgentVersion: version } : {}),
+  });
+  const registered = withApproval(
+    registerHost(
+      record,
+      { cluster: cluster ?? null, isNew: true, ...(version ? { discoveryAgentVersion: version } : {}) },
+      sm,
+    ),
+    false,
+  );
+  if (!registered.ok) return fromSmError(registered.error);
+  const host = registered.host as AgentHost;
+
+  let agent: Agent;
+  if (existing) {
+    // Same name, another infra-env and cluster: take the Agent over with a fresh spec and metadata.
+    agent = await ctx.client.replace<Agent>(AGENT, agentSkeleton(ie, hostId, clusterRef, existing));
+    agent = { ...agent, status: { role: '' } } as Agent;
+  } else {
+    try {
+      agent = await ctx.client.create<Agent>(AGENT, agentSkeleton(ie, hostId, clusterRef));
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+      // A concurrent registration of the same host won: register again, against its Agent.
+      return registerHostAgent(ctx, deps, input);
+    }
+  }
+  const fresh = agent;
+  await updateStatus(ctx.client, AGENT, agent, (cur) =>
+    projectAgentStatus(cur === fresh ? cur : ({ ...cur, status: { role: '' } } as Agent), host, {
+      now,
+      serviceBaseUrl: ctx.urls.serviceBaseUrl,
+      auth: deps.auth,
+      specSyncError: undefined,
+    }),
+  );
+  return ok({ host, events: registered.events });
+}

@@ -1,0 +1,59 @@
+// The host-facing server of the operator: the REST API (agent-api.md §2) and the image service on
+// one port. The backend is composed from its three parts — hosts (this folder), clusters
+// (../cluster/backend.ts) and infra-envs (../infraenv/backend.ts) — all authenticated by one
+// LocalAuth whose keys live in a Secret of the operator namespace.
+
+import type { OperatorContext } from '../../operator/context.ts';
+import { type ApiServer, createApiServer, type HostApiBackend } from '../../server/api/index.ts';
+import type { LocalAuth } from '../../server/auth/index.ts';
+import { clusterBackend } from '../cluster/backend.ts';
+import { infraEnvBackend } from '../infraenv/backend.ts';
+import { mountImageRoutes } from '../infraenv/image-routes.ts';
+import { localAuthFor } from './auth.ts';
+import { hostBackend } from './backend.ts';
+
+export interface HostServer {
+  /** The bound port (the configured one, or the one picked for port 0). */
+  port: number;
+  auth: LocalAuth;
+  server: ApiServer;
+  close(): Promise<void>;
+}
+
+function urlWithPort(url: string, host: string, port: number): string {
+  const u = new URL(url);
+  if (u.port !== '0') return url;
+  u.hostname = host;
+  u.port = String(port);
+  return u.toString().replace(/\/+$/, '');
+}
+
+/**
+ * Starts the REST API and image service on ctx.settings.apiBindHost:apiPort. With port 0 the
+ * kernel picks one and the default base URLs (which name port 0) are rewritten to it.
+ */
+export async function startHostServer(ctx: OperatorContext): Promise<HostServer> {
+  const auth = await localAuthFor(ctx);
+  const backend: HostApiBackend = {
+    ...clusterBackend(ctx, { auth }),
+    ...infraEnvBackend(ctx, { auth }),
+    ...hostBackend(ctx, { auth }),
+  };
+  const server = createApiServer({
+    backend,
+    auth,
+    logger: ctx.logger.child({ component: 'api' }),
+    probes: { ready: () => ctx.mgr.isReady() },
+  });
+  mountImageRoutes(ctx, server, auth);
+  const address = await server.listen(ctx.settings.apiPort, ctx.settings.apiBindHost);
+  if (ctx.settings.apiPort === 0) {
+    const host = ctx.settings.apiBindHost === '0.0.0.0' ? '127.0.0.1' : ctx.settings.apiBindHost;
+    ctx.urls = {
+      serviceBaseUrl: urlWithPort(ctx.urls.serviceBaseUrl, host, address.port),
+      imageServiceBaseUrl: urlWithPort(ctx.urls.imageServiceBaseUrl, host, address.port),
+    };
+  }
+  ctx.logger.info({ port: address.port, urls: ctx.urls }, 'host API listening');
+  return { port: address.port, auth, server, close: () => server.close() };
+}

@@ -1,0 +1,250 @@
+// Everything that goes into one InfraEnv's discovery image, gathered from the caches (and the
+// referenced Secret / ConfigMaps), checked the way upstream's backend checks an infra-env on
+// create/update (kubeapi.md §2.3, §3.3), and hashed into the image digest that decides whether
+// the image — and so its URLs and createdTime — changed. The InfraEnv controller, the REST
+// backend (discovery.ign, iPXE, minimal-initrd) and the image routes all build from here, so the
+// image that is served is the one the status describes.
+import { createHash } from 'node:crypto';
+import type { InfraEnv } from '../../api/index.ts';
+import {
+  canonicalJson,
+  type MirrorRegistries,
+  validateIgnitionOverride,
+  validateStaticNetworkConfig,
+} from '../../core/ignition/index.ts';
+import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
+import type { OperatorContext } from '../../operator/context.ts';
+import { readConfigMap, readSecret } from '../../operator/referenced.ts';
+import { aciFor } from '../../operator/views.ts';
+import { type LabelSelector, selectFromStore } from '../../runtime/index.ts';
+import type { OsImage } from '../../server/image/base-images.ts';
+import { normalizeArch } from '../agentserviceconfig/os-images.ts';
+import type { ServiceConfig } from '../agentserviceconfig/service-config.ts';
+import { imageDigest, infraEnvToRecord, releaseFromImageTag } from '../records/index.ts';
+
+/** The InfraEnv controller's default image type (ISO_IMAGE_TYPE, kubeapi.md §5). */
+export const DEFAULT_IMAGE_TYPE = 'minimal-iso';
+
+export type ImageType = 'full-iso' | 'minimal-iso';
+
+export interface ImageInputs {
+  infraEnv: InfraEnv;
+  /** The core record; `openshift_version` is the OS image's when the spec and cluster give none. */
+  record: InfraEnvRecord;
+  imageType: ImageType;
+  /** The OS image the InfraEnv boots; undefined when the image service is disabled. */
+  osImage: OsImage | undefined;
+  /** `spec.mirrorRegistryRef` (wins over the service-wide mirrors). */
+  infraEnvMirrors: MirrorRegistries | undefined;
+  config: ServiceConfig;
+}
+
+/** Why there is no image: the ImageCreated outcomes other than success (kubeapi.md §2.3). */
+export type ImageProblem =
+  | { kind: 'missing-cluster-deployment'; message: string }
+  /** `retry`: a referenced object is missing; unlabelled ones are not watched until read, so look again. */
+  | { kind: 'error'; clientError: boolean; message: string; retry?: boolean };
+
+export type InputsResult = { ok: true; inputs: ImageInputs } | { ok: false; problem: ImageProblem };
+
+const clientError = (message: string): InputsResult => ({
+  ok: false,
+  problem: { kind: 'error', clientError: true, message },
+});
+const internalError = (message: string): InputsResult => ({
+  ok: false,
+  problem: { kind: 'error', clientError: false, message },
+});
+
+interface ClusterBinding {
+  clusterId: string;
+  openshiftVersion?: string | undefined;
+  cpuArchitecture?: string | undefined;
+}
+
+/** The bound cluster, or the MissingClusterDeployment problem (kubeapi.md §2.3 examples). */
+function clusterBinding(ctx: OperatorContext, ie: InfraEnv): ClusterBinding | ImageProblem | undefined {
+  const ref = ie.spec.clusterRef;
+  if (!ref?.name) return undefined;
+  const ns = ref.namespace || ie.metadata.namespace || '';
+  const cd = ctx.informers.clusterDeployments.get(ns, ref.name);
+  if (!cd) {
+    return {
+      kind: 'missing-cluster-deployment',
+      message: `failed to get clusterDeployment with name ${ref.name} in namespace ${ns}: clusterdeployments.hive.openshift.io "${ref.name}" not found`,
+    };
+  }
+  const aci = aciFor(ctx, cd);
+  if (!aci) {
+    return {
+      kind: 'missing-cluster-deployment',
+      message: `cluster does not exist: ${ref.name}, AgentClusterInstall is not defined in ClusterDeployment`,
+    };
+  }
+  const backend = aci.status?.backend;
+  // The cluster record exists once the ClusterDeployment controller registered it for this CD.
+  if (!cd.metadata.uid || backend?.clusterID !== cd.metadata.uid) {
+    return {
+      kind: 'missing-cluster-deployment',
+      message: `cluster does not exist: ${ref.name}, check AgentClusterInstall conditions: name ${aci.metadata.name} in namespace ${aci.metadata.namespace}`,
+    };
+  }
+  const imageSet = aci.spec.imageSetRef?.name
+    ? ctx.informers.clusterImageSets.get(undefined, aci.spec.imageSetRef.name)
+    : undefined;
+  const fromTag = imageSet ? releaseFromImageTag(imageSet.spec.releaseImage) : undefined;
+  return {
+    clusterId: cd.metadata.uid,
+    openshiftVersion: backend.openshiftVersion || fromTag?.version,
+    cpuArchitecture: backend.cpuArchitecture || fromTag?.cpuArchitecture,
+  };
+}
+
+/** Pull secret text, or why it cannot be used. */
+async function pullSecret(
+  ctx: OperatorContext,
+  ie: InfraEnv,
+): Promise<{ value: string } | { problem: InputsResult }> {
+  const ns = ie.metadata.namespace ?? '';
+  const name = ie.spec.pullSecretRef?.name;
+  if (!name) return { problem: clientError('pullSecretRef is required') };
+  const data = await readSecret(ctx, ns, name);
+  if (!data) {
+    return { problem: internalError(`failed to get pull secret: secrets "${name}" not found`) };
+  }
+  const text = data['.dockerconfigjson'];
+  if (!text) return { problem: clientError(`pull secret ${ns}/${name} has no .dockerconfigjson key`) };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { problem: clientError('the pull secret must be a well-formed JSON') };
+  }
+  const auths = (parsed as { auths?: unknown } | null)?.auths;
+  if (typeof auths !== 'object' || auths === null || Array.isArray(auths)) {
+    return { problem: clientError("the pull secret must contain an 'auths' JSON-object field") };
+  }
+  return { value: text };
+}
+
+/** `spec.mirrorRegistryRef`: registries.conf (required) and ca-bundle.crt. */
+async function infraEnvMirrors(
+  ctx: OperatorContext,
+  ie: InfraEnv,
+): Promise<{ value: MirrorRegistries | undefined } | { problem: InputsResult }> {
+  const ref = ie.spec.mirrorRegistryRef;
+  if (!ref?.name) return { value: undefined };
+  const ns = ref.namespace || ie.metadata.namespace || '';
+  const data = await readConfigMap(ctx, ns, ref.name);
+  if (!data) {
+    const message = `failed to get mirror registry configmap ${ns}/${ref.name}: not found`;
+    return { problem: { ok: false, problem: { kind: 'error', clientError: true, message, retry: true } } };
+  }
+  const registriesConf = data['registries.conf'];
+  if (!registriesConf) {
+    return {
+      problem: clientError(`mirror registry configmap ${ns}/${ref.name} has no registries.conf key`),
+    };
+  }
+  const caBundle = data['ca-bundle.crt'];
+  return { value: { registriesConf, ...(caBundle ? { caBundle } : {}) } };
+}
+
+/** NMStateConfigs selected by the InfraEnv: none for an empty selector (kubeapi.md §7.20). */
+export function selectedNmStateConfigs(ctx: OperatorContext, ie: InfraEnv) {
+  const selector = ie.spec.nmStateConfigLabelSelector;
+  const empty =
+    !selector || (Object.keys(selector.matchLabels ?? {}).length === 0 && !selector.matchExpressions?.length);
+  if (empty) return [];
+  // Within the InfraEnv's namespace, as src/operator/views.ts selects them (upstream lists
+  // cluster-wide, which would let one namespace's configs into another's image).
+  return selectFromStore(
+    ctx.informers.nmStateConfigs.store,
+    selector as LabelSelector,
+    ie.metadata.namespace,
+  );
+}
+
+/** Reads and checks every input of the InfraEnv's image. */
+export async function gatherImageInputs(
+  ctx: OperatorContext,
+  ie: InfraEnv,
+  config: ServiceConfig,
+): Promise<InputsResult> {
+  const binding = clusterBinding(ctx, ie);
+  if (binding && 'kind' in binding) return { ok: false, problem: binding };
+  const secret = await pullSecret(ctx, ie);
+  if ('problem' in secret) return secret.problem;
+  const mirrors = await infraEnvMirrors(ctx, ie);
+  if ('problem' in mirrors) return mirrors.problem;
+  const record = infraEnvToRecord(ie, {
+    pullSecret: secret.value,
+    nmStateConfigs: selectedNmStateConfigs(ctx, ie),
+    clusterId: binding?.clusterId,
+    clusterOpenshiftVersion: binding?.openshiftVersion,
+    defaultImageType: DEFAULT_IMAGE_TYPE,
+  });
+  const arch = record.cpu_architecture ?? 'x86_64';
+  const clusterArch = binding?.cpuArchitecture;
+  if (clusterArch && clusterArch !== 'multi' && normalizeArch(clusterArch) !== normalizeArch(arch)) {
+    return clientError(`Specified CPU architecture (${arch}) doesn't match the cluster (${clusterArch})`);
+  }
+  const type = record.type as string;
+  if (type !== 'full-iso' && type !== 'minimal-iso') {
+    return clientError(`image type ${type} is not supported; use full-iso or minimal-iso`);
+  }
+  let osImage: OsImage | undefined;
+  if (config.imageServiceEnabled) {
+    const selected = config.osImages.forInfraEnv(arch, ie.spec.osImageVersion, binding?.openshiftVersion);
+    if (!selected.ok) {
+      return selected.clientError ? clientError(selected.message) : internalError(selected.message);
+    }
+    osImage = selected.image;
+    if (!record.openshift_version) record.openshift_version = osImage.openshiftVersion;
+  }
+  const inputs: ImageInputs = {
+    infraEnv: ie,
+    record,
+    imageType: type,
+    osImage,
+    infraEnvMirrors: mirrors.value,
+    config,
+  };
+  const problem = checkImageInputs(inputs);
+  return problem ? { ok: false, problem } : { ok: true, inputs };
+}
+
+/** Upstream's create/update checks on the record: static network and ignition override. */
+export function checkImageInputs(inputs: ImageInputs): ImageProblem | undefined {
+  const staticNetwork = inputs.record.static_network_config ?? [];
+  if (staticNetwork.length > 0) {
+    const errors = validateStaticNetworkConfig(staticNetwork);
+    if (errors.length > 0) return { kind: 'error', clientError: true, message: errors.join('; ') };
+  }
+  const override = validateIgnitionOverride(inputs.record.ignition_config_override);
+  if (override) return { kind: 'error', clientError: true, message: override.error };
+  return undefined;
+}
+
+/**
+ * Hash of everything in the image: the record (records.imageDigest), the image type, the OS
+ * image, the mirror configuration and the service settings written into the ignition. The agent
+ * token is left out: it is re-signed per process but opens the same infra-env.
+ */
+export function imageDigestOf(
+  inputs: ImageInputs,
+  service: { serviceBaseUrl: string; imageServiceBaseUrl: string; agentImage: string },
+): string {
+  const os = inputs.osImage;
+  const material = {
+    record: imageDigest(inputs.record),
+    imageType: inputs.imageType,
+    osImage: os
+      ? { url: os.url, version: os.version, openshiftVersion: os.openshiftVersion, arch: os.cpuArchitecture }
+      : null,
+    infraEnvMirrors: inputs.infraEnvMirrors ?? null,
+    serviceMirrors: inputs.config.mirrorRegistries ?? null,
+    ...service,
+  };
+  return createHash('sha256').update(canonicalJson(material)).digest('hex');
+}
