@@ -35,7 +35,10 @@ export interface FleetOptions {
   connections?: number;
   /** Power-on times are spread uniformly over this many real ms. Default min(5000, 2 × hosts). */
   startJitterMs?: number;
-  /** Index of the host that runs the in-cluster controller; false for none. Default: first non-worker. */
+  /**
+   * Index of the host that runs the in-cluster controller; false for none. Default: whichever host
+   * the service makes the bootstrap host (role assignment may make any profile a master).
+   */
   controller?: number | false;
   /** Hosts whose installer fails at a stage (no hostIndex: every host). */
   failAtStage?: { stage: HostStage; hostIndex?: number }[];
@@ -100,14 +103,7 @@ export class Fleet {
       else opts.signal.addEventListener('abort', () => void this.stop(), { once: true });
     }
     const profiles = Array.from({ length: opts.hosts }, (_, i) => profileFor(i, opts.hosts, opts.profiles));
-    const controllerIndex =
-      opts.controller === false
-        ? -1
-        : (opts.controller ??
-          Math.max(
-            0,
-            profiles.findIndex((p) => p !== 'worker'),
-          ));
+    const controllerIndex = opts.controller === false ? -1 : opts.controller;
     this.hosts = profiles.map((profile, index) => {
       const fail = opts.failAtStage?.find((f) => f.hostIndex === undefined || f.hostIndex === index);
       return new SimHost({
@@ -121,7 +117,7 @@ export class Fleet {
         random: seededRandom(hashString(`${opts.seed ?? 0}:${index}`)),
         behaviour: opts.behaviour,
         install: fail ? { ...opts.install, failAtStage: fail.stage } : opts.install,
-        controller: index === controllerIndex,
+        controller: controllerIndex === undefined ? 'bootstrap' : index === controllerIndex,
         rebootMs: opts.rebootMs,
         stats: this.stats,
         onEvent: (ev) => this.onEvent(opts, ev),

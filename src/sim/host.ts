@@ -53,8 +53,12 @@ export interface SimHostOptions {
   random?: () => number;
   behaviour?: StepBehaviour;
   install?: InstallPace;
-  /** Run the in-cluster controller after this host's reboot (one host per cluster). */
-  controller?: boolean;
+  /**
+   * Run the in-cluster controller after this host's reboot (one host per cluster): true, or
+   * 'bootstrap' to run it only if this host turns out to be the bootstrap host (always a control
+   * plane node, which is where the real controller's pod lands first).
+   */
+  controller?: boolean | 'bootstrap';
   /** Simulated ms a reboot takes. Default 60 000. */
   rebootMs?: number;
   onEvent?: (ev: SimEvent) => void;
@@ -443,7 +447,10 @@ export class SimHost implements SimTask {
     this.runner = undefined;
     this.stats.rebooted++;
     this.emit({ type: 'rebooted', host: this.name, hostId: this.hostId });
-    if (this.opts.controller && this.scheduler) {
+    const runsController =
+      this.opts.controller === true ||
+      (this.opts.controller === 'bootstrap' && installer.request.role === 'bootstrap');
+    if (runsController && this.scheduler) {
       this.scheduler.add(
         new ControllerTask(this.installContext(), installer.request.cluster_id),
         this.sim(this.opts.rebootMs ?? 60_000),
