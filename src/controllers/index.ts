@@ -4,8 +4,10 @@ import { register as registerAgent } from './agent/index.ts';
 import { register as registerAgentClassification } from './agentclassification/index.ts';
 import { register as registerAgentLabel } from './agentlabel/index.ts';
 import { register as registerAgentServiceConfig } from './agentserviceconfig/index.ts';
+import { register as registerBmac } from './bmac/index.ts';
 import { register as registerCluster } from './cluster/index.ts';
 import { register as registerInfraEnv } from './infraenv/index.ts';
+import { register as registerPreprovisioningImage } from './ppi/index.ts';
 
 export type ControllerRegistrar = (ctx: OperatorContext) => void;
 
@@ -14,8 +16,10 @@ export const CONTROLLERS: readonly ControllerRegistrar[] = [
   registerAgentClassification,
   registerAgentLabel,
   registerAgentServiceConfig,
+  registerBmac,
   registerCluster,
   registerInfraEnv,
+  registerPreprovisioningImage,
 ];
 
 export function registerControllers(ctx: OperatorContext): void {

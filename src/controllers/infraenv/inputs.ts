@@ -20,6 +20,7 @@ import { type LabelSelector, selectFromStore } from '../../runtime/index.ts';
 import type { OsImage } from '../../server/image/base-images.ts';
 import { normalizeArch } from '../agentserviceconfig/os-images.ts';
 import type { ServiceConfig } from '../agentserviceconfig/service-config.ts';
+import { ironicOverrideFor } from '../ppi/ironic.ts';
 import { imageDigest, infraEnvToRecord, releaseFromImageTag } from '../records/index.ts';
 
 /** The InfraEnv controller's default image type (ISO_IMAGE_TYPE, kubeapi.md §5). */
@@ -184,6 +185,9 @@ export async function gatherImageInputs(
     clusterOpenshiftVersion: binding?.openshiftVersion,
     defaultImageType: DEFAULT_IMAGE_TYPE,
   });
+  // Converged flow: the ironic agent rides in the internal override, so it is in the image digest.
+  const ironic = ironicOverrideFor(ctx, ie, record);
+  if (ironic) record.internal_ignition_config_override = ironic;
   const arch = record.cpu_architecture ?? 'x86_64';
   const clusterArch = binding?.cpuArchitecture;
   if (clusterArch && clusterArch !== 'multi' && normalizeArch(clusterArch) !== normalizeArch(arch)) {

@@ -1,0 +1,91 @@
+// Ironic agent settings for the converged flow (kubeapi.md §3.7.1, §5). The PreprovisioningImage
+// controller marks an InfraEnv with `enable-ironic-agent=true`; the InfraEnv controller then puts
+// the ironic agent into the discovery ignition (as the record's internal ignition override, so it
+// is part of the image digest) through `ironicOverrideFor`.
+//
+// Where upstream finds the ironic URLs and image (hub ICC Secret, Provisioning CR, hub
+// ClusterVersion release, ClusterImageSets) this operator reads the environment:
+//   IRONIC_BASE_URL (required for the converged flow), IRONIC_INSPECTOR_BASE_URL (optional),
+//   IRONIC_AGENT_IMAGE / IRONIC_AGENT_IMAGE_ARM (defaults: upstream's last-resort images).
+// The InfraEnv annotation `ironic-agent-image-override` still wins over the image defaults. The
+// hub-release lookup is skipped: config.openshift.io is not served on a plain control plane.
+import type { InfraEnv } from '../../api/index.ts';
+import {
+  INFRAENV_ENABLE_IRONIC_AGENT_ANNOTATION,
+  INFRAENV_IRONIC_AGENT_IMAGE_OVERRIDE_ANNOTATION,
+} from '../../api/index.ts';
+import {
+  DEFAULT_IRONIC_AGENT_IMAGE,
+  DEFAULT_IRONIC_AGENT_IMAGE_ARM,
+  type IronicAgentOptions,
+  ironicAgentOverride,
+} from '../../core/ignition/index.ts';
+import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
+import type { OperatorContext } from '../../operator/context.ts';
+
+export interface IronicSettings {
+  ironicBaseUrl: string;
+  ironicInspectorBaseUrl: string;
+  defaultImage: string;
+  defaultImageArm: string;
+}
+
+export function ironicSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): IronicSettings {
+  return {
+    ironicBaseUrl: env.IRONIC_BASE_URL ?? '',
+    ironicInspectorBaseUrl: env.IRONIC_INSPECTOR_BASE_URL ?? '',
+    defaultImage: env.IRONIC_AGENT_IMAGE || DEFAULT_IRONIC_AGENT_IMAGE,
+    defaultImageArm: env.IRONIC_AGENT_IMAGE_ARM || DEFAULT_IRONIC_AGENT_IMAGE_ARM,
+  };
+}
+
+// Per operator (tests run several in one process), captured when the PPI controller registers.
+const byContext = new WeakMap<OperatorContext, IronicSettings>();
+
+export function setIronicSettings(ctx: OperatorContext, settings: IronicSettings): void {
+  byContext.set(ctx, settings);
+}
+
+export function ironicSettingsOf(ctx: OperatorContext): IronicSettings {
+  return byContext.get(ctx) ?? ironicSettingsFromEnv();
+}
+
+/** The ironic agent options for an InfraEnv, or why there are none. */
+export function ironicAgentOptions(
+  settings: IronicSettings,
+  ie: InfraEnv,
+): { ok: true; options: IronicAgentOptions } | { ok: false; error: string } {
+  if (!settings.ironicBaseUrl) {
+    return { ok: false, error: 'no ironic URL is configured (set IRONIC_BASE_URL)' };
+  }
+  const override = ie.metadata.annotations?.[INFRAENV_IRONIC_AGENT_IMAGE_OVERRIDE_ANNOTATION];
+  return {
+    ok: true,
+    options: {
+      ironicBaseUrl: settings.ironicBaseUrl,
+      ...(settings.ironicInspectorBaseUrl ? { ironicInspectorBaseUrl: settings.ironicInspectorBaseUrl } : {}),
+      ...(override ? { ironicAgentImage: override } : {}),
+      defaultImage: settings.defaultImage,
+      defaultImageArm: settings.defaultImageArm,
+    },
+  };
+}
+
+export function ironicAgentEnabled(ie: InfraEnv): boolean {
+  return ie.metadata.annotations?.[INFRAENV_ENABLE_IRONIC_AGENT_ANNOTATION] === 'true';
+}
+
+/**
+ * The internal ignition override carrying the ironic agent, for an InfraEnv the PPI controller
+ * enabled it on; undefined otherwise (or when no ironic URL is configured — the PPI controller
+ * reports that in its conditions).
+ */
+export function ironicOverrideFor(
+  ctx: OperatorContext,
+  ie: InfraEnv,
+  record: InfraEnvRecord,
+): string | undefined {
+  if (!ironicAgentEnabled(ie)) return undefined;
+  const opts = ironicAgentOptions(ironicSettingsOf(ctx), ie);
+  return opts.ok ? ironicAgentOverride(record, opts.options) : undefined;
+}

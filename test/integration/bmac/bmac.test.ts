@@ -1,0 +1,253 @@
+// BMAC and PreprovisioningImage controllers on the real control plane (metal3 stand-in CRDs from
+// config/crd/external). Non-converged: a labelled BMH gets the InfraEnv ISO URL (cool-down
+// shortened with BMAC_IMAGE_COOLDOWN_MS), finalizer and labels; an Agent reporting the boot MAC is
+// labelled, approved and configured from the BMH annotations. Converged: a PPI gets the image and
+// Ready conditions, the InfraEnv gets the ironic annotation, and a PPI without InfraEnv reports it.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent, BareMetalHost, InfraEnv, PreprovisioningImage } from '../../../src/api/index.ts';
+import {
+  AGENT,
+  BARE_METAL_HOST,
+  INFRA_ENV,
+  PREPROVISIONING_IMAGE,
+  SECRET,
+} from '../../../src/operator/resources.ts';
+import type { KubeClient } from '../../../src/runtime/index.ts';
+import { eventually, newNamespace } from '../../harness/env.ts';
+import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
+import { call, inventory } from '../hosts/helpers.ts';
+import { infraEnv, PULL_SECRET_JSON, setTestOsImage } from '../infraenv/fixtures.ts';
+
+// An architecture/version no other suite uses, so the shared AgentServiceConfig entry is ours.
+const OS_IMAGE = { cpuArchitecture: 'ppc64le', openshiftVersion: '4.18', version: '418.94.202501010000-0' };
+const OS_URL = 'http://127.0.0.1:9/rhcos-ppc64le.iso';
+const MAC = '52:54:00:12:34:56';
+
+async function setup(client: KubeClient, ns: string, ieName: string): Promise<void> {
+  await client.create(SECRET, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'pull-secret', namespace: ns },
+    type: 'kubernetes.io/dockerconfigjson',
+    data: { '.dockerconfigjson': Buffer.from(PULL_SECRET_JSON).toString('base64') },
+  } as never);
+  await client.create(INFRA_ENV, infraEnv(ns, ieName, { cpuArchitecture: 'ppc64le' }));
+}
+
+function bmhObject(
+  ns: string,
+  name: string,
+  ieName: string | undefined,
+  annotations: Record<string, string> = {},
+): BareMetalHost {
+  return {
+    apiVersion: 'metal3.io/v1alpha1',
+    kind: 'BareMetalHost',
+    metadata: {
+      name,
+      namespace: ns,
+      labels: ieName ? { 'infraenvs.agent-install.openshift.io': ieName } : {},
+      annotations,
+    },
+    spec: { online: false, bootMACAddress: MAC.toUpperCase() },
+  } as BareMetalHost;
+}
+
+let shared: KubeClient | undefined;
+afterAll(async () => {
+  if (shared) await setTestOsImage(shared, OS_URL, false, OS_IMAGE).catch(() => {});
+});
+
+describe('BMAC (non-converged)', () => {
+  let op: TestOperator;
+  let client: KubeClient;
+  let ns: string;
+  beforeAll(async () => {
+    ns = await newNamespace('bmac');
+    op = await startTestOperator({
+      namespace: ns,
+      settings: { allowConvergedFlow: false },
+      env: { BMAC_IMAGE_COOLDOWN_MS: '1000' },
+    });
+    client = op.ctx.client;
+    shared = client;
+    await setTestOsImage(client, OS_URL, true, OS_IMAGE);
+    await setup(client, ns, 'ie');
+  });
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  it('sets the image URL and configures the matched Agent', async () => {
+    await client.create(
+      BARE_METAL_HOST,
+      bmhObject(ns, 'host-1', 'ie', {
+        'bmac.agent-install.openshift.io/role': 'worker',
+        'bmac.agent-install.openshift.io/hostname': 'node-1',
+        'bmac.agent-install.openshift.io.node-label.zone': 'a',
+        'bmac.agent-install.openshift.io.agent-label.team': 'blue',
+      }),
+    );
+    const iso = await eventually(
+      async () => {
+        const ie = await client.get<InfraEnv>(INFRA_ENV, 'ie', ns);
+        return ie.status?.isoDownloadURL || undefined;
+      },
+      { timeoutMs: 30_000, what: 'InfraEnv ISO URL' },
+    );
+    const bmh = await eventually(
+      async () => {
+        const b = await client.get<BareMetalHost>(BARE_METAL_HOST, 'host-1', ns);
+        return b.spec.image?.url ? b : undefined;
+      },
+      { timeoutMs: 30_000, what: 'BMH image URL' },
+    );
+    expect(bmh.spec.image).toMatchObject({ url: iso, diskFormat: 'live-iso' });
+    expect(bmh.spec.online).toBe(true);
+    expect(bmh.spec.automatedCleaningMode).toBe('disabled');
+    expect(bmh.metadata.annotations?.['inspect.metal3.io']).toBe('disabled');
+    expect(bmh.metadata.labels?.['cluster.open-cluster-management.io/backup']).toBe('true');
+    expect(bmh.metadata.finalizers).toContain('bmac.agent-install.openshift.io/deprovision');
+
+    // The Agent registers through the REST API as a booted host would, reporting the boot MAC.
+    const ie = await client.get<InfraEnv>(INFRA_ENV, 'ie', ns);
+    const token = op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' });
+    const hostId = randomUUID();
+    const base = `/v2/infra-envs/${ie.metadata.uid}/hosts`;
+    expect((await call(op.baseUrl, 'POST', base, { token, body: { host_id: hostId } })).status).toBe(201);
+    await call(op.baseUrl, 'POST', `${base}/${hostId}/instructions`, {
+      token,
+      body: { step_type: 'inventory', output: inventory('inv', MAC) },
+    });
+    const agent = await eventually(
+      async () => {
+        const a = await client.get<Agent>(AGENT, hostId, ns);
+        return a.spec.approved && a.spec.hostname === 'node-1' ? a : undefined;
+      },
+      { timeoutMs: 30_000, what: 'Agent configured from the BMH' },
+    );
+    expect(agent.metadata.labels?.['agent-install.openshift.io/bmh']).toBe('host-1');
+    expect(agent.metadata.labels?.team).toBe('blue');
+    expect(agent.spec.role).toBe('worker');
+    expect(agent.spec.nodeLabels).toEqual({ zone: 'a' });
+    const withDetails = await eventually(
+      async () => {
+        const b = await client.get<BareMetalHost>(BARE_METAL_HOST, 'host-1', ns);
+        return b.metadata.annotations?.['inspect.metal3.io/hardwaredetails'] ? b : undefined;
+      },
+      { timeoutMs: 30_000, what: 'hardware details' },
+    );
+    const details = JSON.parse(
+      withDetails.metadata.annotations?.['inspect.metal3.io/hardwaredetails'] ?? '{}',
+    );
+    expect(details.nics.some((n: { mac: string }) => n.mac.toLowerCase() === MAC)).toBe(true);
+  });
+
+  it('removes its finalizer from a BMH that loses the InfraEnv label', async () => {
+    await client.create(BARE_METAL_HOST, bmhObject(ns, 'host-2', 'ie'));
+    await eventually(
+      async () =>
+        (await client.get<BareMetalHost>(BARE_METAL_HOST, 'host-2', ns)).metadata.finalizers?.length,
+      { timeoutMs: 30_000, what: 'finalizer' },
+    );
+    await client.patch(BARE_METAL_HOST, 'host-2', ns, 'merge', {
+      metadata: { labels: { 'infraenvs.agent-install.openshift.io': null } },
+    });
+    await eventually(
+      async () =>
+        !(await client.get<BareMetalHost>(BARE_METAL_HOST, 'host-2', ns)).metadata.finalizers?.length,
+      { timeoutMs: 30_000, what: 'finalizer removed' },
+    );
+  });
+});
+
+describe('PreprovisioningImage (converged)', () => {
+  let op: TestOperator;
+  let client: KubeClient;
+  let ns: string;
+  beforeAll(async () => {
+    ns = await newNamespace('ppi');
+    op = await startTestOperator({
+      namespace: ns,
+      env: { BMAC_IMAGE_COOLDOWN_MS: '1000', IRONIC_BASE_URL: 'https://ironic.example:6385' },
+    });
+    client = op.ctx.client;
+    shared = client;
+    await setTestOsImage(client, OS_URL, true, OS_IMAGE);
+    await setup(client, ns, 'ie');
+  });
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  function ppiObject(name: string, ieName: string, uid: string): PreprovisioningImage {
+    return {
+      apiVersion: 'metal3.io/v1alpha1',
+      kind: 'PreprovisioningImage',
+      metadata: {
+        name,
+        namespace: ns,
+        labels: { 'infraenvs.agent-install.openshift.io': ieName },
+        ownerReferences: [{ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', name, uid }],
+      },
+      spec: { acceptFormats: ['iso'], architecture: 'ppc64le' },
+    } as PreprovisioningImage;
+  }
+
+  it('sets the PPI image and conditions; the BMH gets customDeploy', async () => {
+    const bmh = await client.create<BareMetalHost>(BARE_METAL_HOST, bmhObject(ns, 'host-c', 'ie'));
+    await client.create(PREPROVISIONING_IMAGE, ppiObject('host-c', 'ie', bmh.metadata.uid ?? ''));
+    // Ready on the InfraEnv's current image (the ironic annotation rebuilds it once, so an earlier
+    // Ready may name the previous image for a moment).
+    let ie: InfraEnv | undefined;
+    const ppi = await eventually(
+      async () => {
+        const p = await client.get<PreprovisioningImage>(PREPROVISIONING_IMAGE, 'host-c', ns);
+        ie = await client.get<InfraEnv>(INFRA_ENV, 'ie', ns);
+        const ready = p.status?.conditions?.find((c) => c.type === 'Ready');
+        return ready?.status === 'True' && p.status?.imageUrl === ie.status?.isoDownloadURL ? p : undefined;
+      },
+      { timeoutMs: 45_000, what: 'PPI Ready' },
+    );
+    expect(ie?.metadata.annotations?.['infraenv.agent-install.openshift.io/enable-ironic-agent']).toBe(
+      'true',
+    );
+    expect(ppi.status).toMatchObject({
+      imageUrl: ie?.status?.isoDownloadURL,
+      format: 'iso',
+      architecture: 'ppc64le',
+    });
+    expect(ppi.status?.conditions?.find((c) => c.type === 'Ready')?.reason).toBe('InfraEnvAvailable');
+    expect(ppi.status?.conditions?.find((c) => c.type === 'Error')?.status).toBe('False');
+    expect(ppi.metadata.finalizers).toContain(
+      'preprovisioningimage.agent-install.openshift.io/ai-deprovision',
+    );
+    expect(ppi.metadata.labels?.['velero.io/exclude-from-backup']).toBe('true');
+    await eventually(
+      async () =>
+        (await client.get<BareMetalHost>(BARE_METAL_HOST, 'host-c', ns)).spec.customDeploy?.method ===
+        'start_assisted_install',
+      { timeoutMs: 30_000, what: 'BMH customDeploy' },
+    );
+  });
+
+  it('reports a missing InfraEnv', async () => {
+    await client.create(
+      PREPROVISIONING_IMAGE,
+      ppiObject('host-x', 'nope', '00000000-0000-0000-0000-000000000001'),
+    );
+    const ready = await eventually(
+      async () => {
+        const p = await client.get<PreprovisioningImage>(PREPROVISIONING_IMAGE, 'host-x', ns);
+        return p.status?.conditions?.find((c) => c.type === 'Ready');
+      },
+      { timeoutMs: 30_000, what: 'PPI condition' },
+    );
+    expect(ready).toMatchObject({
+      status: 'False',
+      reason: 'InfraEnvNotAvailable',
+      message: `InfraEnv nope/${ns} is not found or is being deleted`,
+    });
+  });
+});
