@@ -55,10 +55,11 @@ lint: setup
 typecheck: setup
 	npm run typecheck
 
+## generate: CRDs (config/crd), RBAC (config/rbac), the OLM bundle (bundle/, bundle.Dockerfile) and reference docs
 generate: setup
 	npm run generate
 
-## generate-check: fail when committed CRDs differ from what the generator writes
+## generate-check: fail when committed CRDs, RBAC, bundle or reference docs differ from what the generators write
 generate-check: setup
 	npm run generate:check
 

@@ -175,6 +175,8 @@ export class ControlPlane {
     });
     const sa = generateKeyPairSync('rsa', { modulusLength: 2048 });
     await writeFile(this.certPath('ca.crt'), this.ca.certPem);
+    // The CA key too, so tests that only know the directory can mint users (mintUserFromDir).
+    await writeFile(this.certPath('ca.key'), this.ca.ca.keyPem, { mode: 0o600 });
     await writeFile(this.certPath('apiserver.crt'), serving.certPem);
     await writeFile(this.certPath('apiserver.key'), serving.keyPem, { mode: 0o600 });
     await writeFile(this.certPath('sa.pub'), sa.publicKey.export({ type: 'spki', format: 'pem' }));
@@ -190,34 +192,7 @@ export class ControlPlane {
    * act as the operator's ServiceAccount-equivalent user under RBAC.
    */
   async mintUser(user: string, groups: string[] = [], fileName?: string): Promise<UserCredentials> {
-    const cert = await this.ca.issue({ commonName: user, organizations: groups, client: true, validDays: 7 });
-    const kubeconfigYaml = stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        {
-          name: 'local',
-          cluster: {
-            server: this.server,
-            'certificate-authority-data': Buffer.from(this.ca.certPem).toString('base64'),
-          },
-        },
-      ],
-      users: [
-        {
-          name: user,
-          user: {
-            'client-certificate-data': Buffer.from(cert.certPem).toString('base64'),
-            'client-key-data': Buffer.from(cert.keyPem).toString('base64'),
-          },
-        },
-      ],
-      contexts: [{ name: user, context: { cluster: 'local', user } }],
-      'current-context': user,
-    });
-    const kubeconfigPath = join(this.dir, fileName ?? `${user.replace(/[^a-zA-Z0-9_.-]/g, '_')}.kubeconfig`);
-    await writeFile(kubeconfigPath, kubeconfigYaml, { mode: 0o600 });
-    return { kubeconfigPath, kubeconfigYaml };
+    return writeUserKubeconfig(this.dir, this.server, this.ca, user, groups, fileName);
   }
 
   private async startEtcd(): Promise<void> {
@@ -332,4 +307,62 @@ function readAdmin(path: string): { cert: string; key: string } {
     cert: Buffer.from(u['client-certificate-data'], 'base64').toString(),
     key: Buffer.from(u['client-key-data'], 'base64').toString(),
   };
+}
+
+async function writeUserKubeconfig(
+  dir: string,
+  server: string,
+  ca: CertificateAuthority,
+  user: string,
+  groups: string[],
+  fileName: string | undefined,
+): Promise<UserCredentials> {
+  const cert = await ca.issue({ commonName: user, organizations: groups, client: true, validDays: 7 });
+  const kubeconfigYaml = stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [
+      {
+        name: 'local',
+        cluster: { server, 'certificate-authority-data': Buffer.from(ca.certPem).toString('base64') },
+      },
+    ],
+    users: [
+      {
+        name: user,
+        user: {
+          'client-certificate-data': Buffer.from(cert.certPem).toString('base64'),
+          'client-key-data': Buffer.from(cert.keyPem).toString('base64'),
+        },
+      },
+    ],
+    contexts: [{ name: user, context: { cluster: 'local', user } }],
+    'current-context': user,
+  });
+  const kubeconfigPath = join(dir, fileName ?? `${user.replace(/[^a-zA-Z0-9_.-]/g, '_')}.kubeconfig`);
+  await writeFile(kubeconfigPath, kubeconfigYaml, { mode: 0o600 });
+  return { kubeconfigPath, kubeconfigYaml };
+}
+
+/**
+ * mintUser for callers that only know a running control plane's directory (test files get it from
+ * the harness, not the ControlPlane object): loads certs/ca.{crt,key} and the server from
+ * admin.kubeconfig.
+ */
+export async function mintUserFromDir(
+  dir: string,
+  user: string,
+  groups: string[] = [],
+  fileName?: string,
+): Promise<UserCredentials> {
+  const ca = await CertificateAuthority.fromPem(
+    readFileSync(join(dir, 'certs', 'ca.crt'), 'utf8'),
+    readFileSync(join(dir, 'certs', 'ca.key'), 'utf8'),
+  );
+  const admin = parse(readFileSync(join(dir, 'admin.kubeconfig'), 'utf8')) as {
+    clusters: { cluster: { server: string } }[];
+  };
+  const server = admin.clusters[0]?.cluster.server;
+  if (!server) throw new Error(`no server in ${join(dir, 'admin.kubeconfig')}`);
+  return writeUserKubeconfig(dir, server, ca, user, groups, fileName);
 }

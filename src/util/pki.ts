@@ -85,6 +85,16 @@ export class CertificateAuthority {
     return new CertificateAuthority(ca, commonName);
   }
 
+  /** Loads an authority written earlier (its certificate and PKCS#8 private key, both PEM). */
+  static async fromPem(certPem: string, keyPem: string): Promise<CertificateAuthority> {
+    const cert = new x509.X509Certificate(certPem);
+    const der = Buffer.from(keyPem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
+    const privateKey = await webcrypto.subtle.importKey('pkcs8', der, ecdsa, true, ['sign']);
+    const publicKey = await cert.publicKey.export(ecdsa, ['verify']);
+    const ca: IssuedCert = { cert, keys: { privateKey, publicKey }, certPem, keyPem };
+    return new CertificateAuthority(ca, cert.subject.replace(/^CN=/, ''));
+  }
+
   get certPem(): string {
     return this.ca.certPem;
   }

@@ -28,6 +28,8 @@ export interface TestOperatorOptions {
   settings?: Partial<OperatorSettings>;
   /** Extra environment for the runtime and state-machine settings (e.g. HOST_MAX_DISCONNECTION_TIME). */
   env?: Record<string, string>;
+  /** Kubeconfig the operator runs with (default: the harness admin), e.g. a user minted for RBAC. */
+  kubeconfigPath?: string;
   /** Wait until the caches have synced (default true). */
   waitReady?: boolean;
 }
@@ -40,8 +42,9 @@ export async function startTestOperator(opts: TestOperatorOptions = {}): Promise
   const namespace = opts.namespace ?? (await newNamespace('op'));
   const dataDir = await mkdtemp(join(tmpdir(), 'aio-op-'));
   const port = opts.settings?.apiPort ?? (await freePort());
+  const kubeconfig = opts.kubeconfigPath ?? kubeconfigPath();
   const config = loadOperatorConfig([], {
-    KUBECONFIG: kubeconfigPath(),
+    KUBECONFIG: kubeconfig,
     POD_NAMESPACE: namespace,
     LEADER_ELECT: 'false',
     METRICS_BIND_ADDRESS: '0',
@@ -65,7 +68,7 @@ export async function startTestOperator(opts: TestOperatorOptions = {}): Promise
   const logger = pino({ level: process.env.AIO_TEST_LOG ?? 'silent' });
   let op: RunningOperator;
   try {
-    op = await startOperator(config, { kubeConfig: loadKubeConfig(kubeconfigPath()), logger });
+    op = await startOperator(config, { kubeConfig: loadKubeConfig(kubeconfig), logger });
   } finally {
     for (const [k, v] of Object.entries(saved)) {
       if (v === undefined) delete process.env[k];
