@@ -1,5 +1,5 @@
 // Writes a set of generated files, or with --check compares them with disk and exits 1 on drift.
-// Shared by the RBAC and bundle generators (the CRD generator predates it and has its own copy).
+// Shared by the CRD, RBAC, bundle and docs generators.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -10,6 +10,8 @@ export interface GeneratedSet {
   files: Map<string, string>;
   /** Directories owned by the generator: files in them it no longer produces are stale. */
   ownedDirs: string[];
+  /** Which file names in ownedDirs count as generated (default: all of them). */
+  ownedFile?: (name: string) => boolean;
   /** What to tell the user to run when --check fails. */
   command: string;
   what: string;
@@ -22,7 +24,7 @@ function staleFiles(set: GeneratedSet): string[] {
     if (!existsSync(abs)) continue;
     for (const name of readdirSync(abs).sort()) {
       const rel = `${dir}/${name}`;
-      if (!set.files.has(rel)) stale.push(rel);
+      if ((set.ownedFile?.(name) ?? true) && !set.files.has(rel)) stale.push(rel);
     }
   }
   return stale;

@@ -4,7 +4,14 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ConfigError, loadRuntimeConfig, type RuntimeConfig } from '../runtime/index.ts';
+import {
+  ConfigError,
+  describeSettings,
+  loadRuntimeConfig,
+  loadSettings,
+  type RuntimeConfig,
+  type Setting,
+} from '../runtime/index.ts';
 
 const bool = z.union([
   z.boolean(),
@@ -12,15 +19,6 @@ const bool = z.union([
 ]);
 const url = z.url().transform((s) => s.replace(/\/+$/, ''));
 const port = z.coerce.number().int().min(0).max(65535);
-
-interface Setting {
-  flag: string;
-  env: string;
-  schema: z.ZodType;
-  default: unknown;
-  source: string;
-  description: string;
-}
 
 export const operatorSettings = {
   serviceBaseUrl: {
@@ -150,37 +148,12 @@ export interface OperatorConfig {
   operator: OperatorSettings;
 }
 
-function readFlags(argv: readonly string[], known: Set<string>): Map<string, string> {
-  const out = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const m = /^--?([a-z0-9-]+)(?:=(.*))?$/.exec(argv[i]!);
-    if (!m || !known.has(m[1]!)) continue;
-    if (m[2] !== undefined) out.set(m[1]!, m[2]);
-    else if (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) out.set(m[1]!, argv[++i]!);
-    else out.set(m[1]!, 'true');
-  }
-  return out;
-}
-
 export function loadOperatorConfig(
   argv: readonly string[] = process.argv.slice(2),
   env: Record<string, string | undefined> = process.env,
 ): OperatorConfig {
   const runtime = loadRuntimeConfig(argv, env);
-  const settings = operatorSettings as Record<string, Setting>;
-  const flags = readFlags(argv, new Set(Object.values(settings).map((s) => s.flag)));
-  const out: Record<string, unknown> = {};
-  const problems: string[] = [];
-  for (const [key, s] of Object.entries(settings)) {
-    const raw = flags.get(s.flag) ?? (env[s.env] === '' ? undefined : env[s.env]);
-    if (raw === undefined) {
-      out[key] = s.default;
-      continue;
-    }
-    const parsed = s.schema.safeParse(raw);
-    if (parsed.success) out[key] = parsed.data;
-    else problems.push(`--${s.flag} / ${s.env}=${JSON.stringify(raw)}: ${parsed.error.issues[0]?.message}`);
-  }
+  const { values: out, problems } = loadSettings(operatorSettings, argv, env, { firstIssueOnly: true });
   if (problems.length) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   const host = out.apiBindHost === '0.0.0.0' ? '127.0.0.1' : String(out.apiBindHost);
   out.serviceBaseUrl ??= `http://${host}:${out.apiPort}`;
@@ -189,10 +162,5 @@ export function loadOperatorConfig(
 }
 
 export function describeOperatorConfig(): string {
-  return Object.values(operatorSettings as Record<string, Setting>)
-    .map(
-      (s) =>
-        `--${s.flag} ($${s.env}) default ${JSON.stringify(s.default) ?? '(none)'} [${s.source}]\n    ${s.description}`,
-    )
-    .join('\n');
+  return describeSettings(operatorSettings);
 }

@@ -25,7 +25,7 @@ const positiveInt = z.coerce.number().int().positive();
 /** 'host:port', ':port' (all interfaces) or '0' (disabled). */
 const bindAddress = z.string().regex(/^(0|[^:\s]*:\d{1,5})$/, "expected 'host:port', ':port' or '0'");
 
-interface Setting {
+export interface Setting {
   flag: string;
   env: string;
   schema: z.ZodType;
@@ -220,8 +220,7 @@ export class ConfigError extends Error {
 }
 
 /** Reads `--flag=value`, `--flag value` and bare boolean `--flag`; unknown flags are left alone. */
-function readFlags(argv: readonly string[]): Map<string, string> {
-  const known = new Set(Object.values(runtimeSettings).map((s) => s.flag));
+function readFlags(argv: readonly string[], known: ReadonlySet<string>): Map<string, string> {
   const out = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
     const m = /^--?([a-z0-9-]+)(?:=(.*))?$/.exec(argv[i]!);
@@ -234,26 +233,58 @@ function readFlags(argv: readonly string[]): Map<string, string> {
   return out;
 }
 
+export interface LoadSettingsOptions {
+  /** Report only the first schema issue per setting instead of all of them joined with '; '. */
+  firstIssueOnly?: boolean;
+}
+
+/**
+ * Parses a settings table from flags (win) and environment variables (an empty one counts as unset),
+ * falling back to each setting's default. Returns the values by key and one problem line per
+ * invalid setting; the caller decides when to throw.
+ */
+export function loadSettings(
+  settings: Record<string, Setting>,
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+  options: LoadSettingsOptions = {},
+): { values: Record<string, unknown>; problems: string[] } {
+  const flags = readFlags(argv, new Set(Object.values(settings).map((s) => s.flag)));
+  const values: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [key, s] of Object.entries(settings)) {
+    const raw = flags.get(s.flag) ?? (env[s.env] === '' ? undefined : env[s.env]);
+    if (raw === undefined) {
+      values[key] = s.default;
+      continue;
+    }
+    const parsed = s.schema.safeParse(raw);
+    if (parsed.success) values[key] = parsed.data;
+    else {
+      const message = options.firstIssueOnly
+        ? parsed.error.issues[0]?.message
+        : parsed.error.issues.map((i) => i.message).join('; ');
+      problems.push(`--${s.flag} / ${s.env}=${JSON.stringify(raw)}: ${message}`);
+    }
+  }
+  return { values, problems };
+}
+
+/** One line per setting: flag, env, default and where the default comes from. */
+export function describeSettings(settings: Record<string, Setting>): string {
+  return Object.values(settings)
+    .map(
+      (s) =>
+        `--${s.flag} ($${s.env}) default ${JSON.stringify(s.default) ?? '(none)'} [${s.source}]\n    ${s.description}`,
+    )
+    .join('\n');
+}
+
 export function loadRuntimeConfig(
   argv: readonly string[] = process.argv.slice(2),
   env: Record<string, string | undefined> = process.env,
 ): RuntimeConfig {
-  const flags = readFlags(argv);
-  const out: Record<string, unknown> = {};
-  const problems: string[] = [];
-  for (const [key, s] of Object.entries(runtimeSettings) as [string, Setting][]) {
-    const raw = flags.get(s.flag) ?? (env[s.env] === '' ? undefined : env[s.env]);
-    if (raw === undefined) {
-      out[key] = s.default;
-      continue;
-    }
-    const parsed = s.schema.safeParse(raw);
-    if (parsed.success) out[key] = parsed.data;
-    else
-      problems.push(
-        `--${s.flag} / ${s.env}=${JSON.stringify(raw)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`,
-      );
-  }
+  const { values: out, problems } = loadSettings(runtimeSettings, argv, env);
   out.leaderElectionNamespace ??= inClusterNamespace();
   const config = out as unknown as RuntimeConfig;
   if (config.renewDeadlineMs >= config.leaseDurationMs) {
@@ -268,12 +299,7 @@ export function loadRuntimeConfig(
 
 /** One line per setting: flag, env, default and where the default comes from. */
 export function describeRuntimeConfig(): string {
-  return Object.values(runtimeSettings)
-    .map(
-      (s: Setting) =>
-        `--${s.flag} ($${s.env}) default ${JSON.stringify(s.default) ?? '(none)'} [${s.source}]\n    ${s.description}`,
-    )
-    .join('\n');
+  return describeSettings(runtimeSettings);
 }
 
 /** Splits 'host:port' / ':port' for servers; undefined when disabled ('0'). */

@@ -38,10 +38,14 @@ export {
 export {
   ConfigError,
   describeRuntimeConfig,
+  describeSettings,
+  type LoadSettingsOptions,
   loadRuntimeConfig,
+  loadSettings,
   parseBindAddress,
   type RuntimeConfig,
   runtimeSettings,
+  type Setting,
 } from './config.ts';
 export {
   Controller,

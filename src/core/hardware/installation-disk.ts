@@ -142,22 +142,24 @@ export interface RootDeviceHints {
   rotational?: boolean;
 }
 
+/** Whether the disk satisfies every given hint. */
+export function diskMatchesHints(disk: Disk, hints: RootDeviceHints): boolean {
+  if (hints.deviceName && hints.deviceName !== disk.path && hints.deviceName !== disk.by_path) return false;
+  if (hints.hctl && hints.hctl !== disk.hctl) return false;
+  if (hints.model && !(disk.model ?? '').includes(hints.model)) return false;
+  if (hints.vendor && !(disk.vendor ?? '').includes(hints.vendor)) return false;
+  if (hints.serialNumber && hints.serialNumber !== disk.serial) return false;
+  if (hints.minSizeGigabytes && Math.floor((disk.size_bytes ?? 0) / GB) < hints.minSizeGigabytes)
+    return false;
+  if (hints.wwn && hints.wwn !== disk.wwn) return false;
+  if (hints.rotational !== undefined && hints.rotational !== (disk.drive_type === 'HDD')) return false;
+  return true;
+}
+
 /** Eligible disks satisfying every given hint. */
 export function acceptableDisksWithHints(
   inventory: Inventory | undefined,
   hints: RootDeviceHints | undefined,
 ) {
-  return (inventory?.disks ?? []).filter((d) => {
-    if (!isDiskEligible(d)) return false;
-    if (!hints) return true;
-    if (hints.deviceName && hints.deviceName !== d.path && hints.deviceName !== d.by_path) return false;
-    if (hints.hctl && hints.hctl !== d.hctl) return false;
-    if (hints.model && !(d.model ?? '').includes(hints.model)) return false;
-    if (hints.vendor && !(d.vendor ?? '').includes(hints.vendor)) return false;
-    if (hints.serialNumber && hints.serialNumber !== d.serial) return false;
-    if (hints.minSizeGigabytes && Math.floor((d.size_bytes ?? 0) / GB) < hints.minSizeGigabytes) return false;
-    if (hints.wwn && hints.wwn !== d.wwn) return false;
-    if (hints.rotational !== undefined && hints.rotational !== (d.drive_type === 'HDD')) return false;
-    return true;
-  });
+  return (inventory?.disks ?? []).filter((d) => isDiskEligible(d) && (!hints || diskMatchesHints(d, hints)));
 }

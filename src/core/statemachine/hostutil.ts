@@ -1,5 +1,6 @@
 // Small host helpers upstream keeps in `hostutil` (spec §1.9), used by both state machines.
 
+import { diskMatchesHints, type RootDeviceHints } from '../hardware/installation-disk.ts';
 import type { Disk } from '../inventory.ts';
 import type { Cluster, Host, HostRole, HostStatus } from '../model.ts';
 
@@ -93,34 +94,12 @@ export function installationDiskLabel(host: Host): string {
 }
 
 /** BareMetalHost root-device hints (the subset the kube-API flows use). */
-export interface RootDeviceHints {
-  deviceName?: string;
-  hctl?: string;
-  model?: string;
-  vendor?: string;
-  serialNumber?: string;
-  minSizeGigabytes?: number;
-  wwn?: string;
-  rotational?: boolean;
-}
-
-function matchesHints(disk: Disk, hints: RootDeviceHints): boolean {
-  if (hints.deviceName && hints.deviceName !== disk.path && hints.deviceName !== disk.by_path) return false;
-  if (hints.hctl && hints.hctl !== disk.hctl) return false;
-  if (hints.model && !(disk.model ?? '').includes(hints.model)) return false;
-  if (hints.vendor && !(disk.vendor ?? '').includes(hints.vendor)) return false;
-  if (hints.serialNumber && hints.serialNumber !== disk.serial) return false;
-  if (hints.minSizeGigabytes && Math.floor((disk.size_bytes ?? 0) / 1e9) < hints.minSizeGigabytes)
-    return false;
-  if (hints.wwn && hints.wwn !== disk.wwn) return false;
-  if (hints.rotational !== undefined && (disk.drive_type === 'HDD') !== hints.rotational) return false;
-  return true;
-}
+export type { RootDeviceHints };
 
 /** Eligible disks that satisfy every given hint (no hints → every eligible disk). */
 export function acceptableDisksWithHints(disks: readonly Disk[], hints: RootDeviceHints | undefined): Disk[] {
   const eligible = disks.filter((d) => d.installation_eligibility?.eligible === true);
-  return hints ? eligible.filter((d) => matchesHints(d, hints)) : eligible;
+  return hints ? eligible.filter((d) => diskMatchesHints(d, hints)) : eligible;
 }
 
 export function ignitionFileName(host: Host): string {

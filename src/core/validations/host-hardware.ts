@@ -4,6 +4,7 @@ import { allowedDriveTypes, listEligibleDisks } from '../hardware/disks.ts';
 import { deviceIdentifier, installationPath, skippedFormattingDisks } from '../hardware/installation-disk.ts';
 import { bytesToString, mibToBytes } from '../hardware/units.ts';
 import type { DiskInfo, PlatformType } from '../model.ts';
+import { FORBIDDEN_HOSTNAMES, HOSTNAME_PATTERN } from '../statemachine/hostutil.ts';
 import {
   type Check,
   check,
@@ -117,16 +118,9 @@ export function hostnameUnique(c: HostValidationContext): Check {
     : check('success', `Hostname ${name} is unique in cluster`);
 }
 
-export const HOSTNAME_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}(?:[.][a-z0-9-]{1,63})*$';
+export { FORBIDDEN_HOSTNAMES, HOSTNAME_PATTERN };
+
 const HOSTNAME_REGEX = new RegExp(HOSTNAME_PATTERN);
-export const FORBIDDEN_HOSTNAMES: readonly string[] = [
-  'localhost',
-  'localhost.localdomain',
-  'localhost4',
-  'localhost4.localdomain4',
-  'localhost6',
-  'localhost6.localdomain6',
-];
 
 /** Why a hostname is rejected, or undefined when it is valid (≤ 63 chars, pattern, not localhost*). */
 export function hostnameError(hostname: string): string | undefined {
