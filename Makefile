@@ -7,7 +7,7 @@ IMG ?= quay.io/agent-install/agent-install-operator:latest
 NODE_STAMP := $(NODE_BIN)/node
 DEPS_STAMP := node_modules/.package-lock.json
 
-.PHONY: system-deps setup build test test-unit test-integration lint typecheck generate generate-check run dev \
+.PHONY: demo system-deps setup build test test-unit test-integration lint typecheck generate generate-check run dev \
 	controlplane docker-build deploy undeploy bench coverage ci clean
 
 $(NODE_STAMP):
@@ -35,6 +35,10 @@ build: setup
 ## run: run the operator against $$KUBECONFIG, or a local control plane when none is set
 run: setup
 	node src/cmd/dev.ts
+
+## demo: local control plane + operator + simulated hosts; installs the sample SNO and 3+2 clusters
+demo: setup system-deps controlplane
+	node src/cmd/demo.ts
 
 ## test: unit tests, then integration/e2e tests against a real kube-apiserver + etcd
 test: setup system-deps controlplane

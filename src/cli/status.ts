@@ -12,6 +12,9 @@ export interface ClusterSnapshot {
   agents: Agent[];
 }
 
+const TROUBLE_WHEN_TRUE = new Set(['Failed', 'LastInstallationPreparationFailed']);
+const TROUBLE_WHEN_FALSE = new Set(['SpecSynced', 'RequirementsMet', 'Validated']);
+
 /** Validation statuses that are not a problem (as the Agent Validated condition counts them). */
 const PASSING_VALIDATIONS = ['success', 'disabled'];
 
@@ -103,10 +106,12 @@ export function formatStatus(name: string, namespace: string, snap: ClusterSnaps
       `Hosts:     control plane ${st?.controlPlaneAgentsReady ?? 0}/${req.controlPlaneAgents} ready, ` +
         `workers ${st?.workerAgentsReady ?? 0}/${req.workerAgents ?? 0} ready`,
     );
-    const problems = (st?.conditions ?? []).filter(
-      (c) =>
-        (c.type === 'Failed' && c.status === 'True') ||
-        (c.type !== 'Failed' && c.type !== 'Stopped' && c.status === 'False' && c.type !== 'Completed'),
+    // Failed and LastInstallationPreparationFailed report trouble when True; SpecSynced,
+    // RequirementsMet and Validated when False; Completed and Stopped are progress, not problems.
+    const problems = (st?.conditions ?? []).filter((c) =>
+      TROUBLE_WHEN_TRUE.has(c.type)
+        ? c.status === 'True'
+        : TROUBLE_WHEN_FALSE.has(c.type) && c.status === 'False',
     );
     for (const c of problems)
       lines.push(`Condition: ${c.type}=${c.status} ${c.reason ?? ''}: ${c.message ?? ''}`);

@@ -5,10 +5,6 @@
 // The AgentServiceConfig is a cluster-scoped singleton shared by every test file on the control
 // plane. These tests add one OS image entry for arm64 (an architecture the other suites do not
 // use, so their InfraEnvs' "latest image" does not change) and remove it afterwards.
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { AgentServiceConfig, InfraEnv } from '../../../src/api/index.ts';
 import { AGENT_SERVICE_CONFIG } from '../../../src/operator/resources.ts';
 import { isAlreadyExists, isConflict, isNotFound, type KubeClient } from '../../../src/runtime/index.ts';
@@ -18,33 +14,7 @@ export const TEST_OCP_VERSION = '4.19';
 export const TEST_RHCOS_VERSION = '419.96.202501010000-0';
 export const PULL_SECRET_JSON = '{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}';
 
-/** Serves one file at /rhcos.iso (Range not needed: the cache downloads it whole). */
-export async function serveFile(
-  path: string,
-): Promise<{ url: string; requests: () => number; close(): Promise<void> }> {
-  const size = (await stat(path)).size;
-  let count = 0;
-  const server: Server = createServer((req, res) => {
-    count++;
-    if (req.url !== '/rhcos.iso') {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { 'content-length': String(size), 'content-type': 'application/octet-stream' });
-    createReadStream(path).pipe(res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/rhcos.iso`,
-    requests: () => count,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+export { serveFile } from '../../../src/dev/file-server.ts';
 
 type OsImages = NonNullable<AgentServiceConfig['spec']['osImages']>;
 
