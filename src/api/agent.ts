@@ -26,22 +26,8 @@ export const AGENT_PLURAL = 'agents';
 /** Host roles. `""` in spec means "no change"; `bootstrap` only appears in status. */
 export const HOST_ROLES = ['', 'auto-assign', 'master', 'worker', 'arbiter', 'bootstrap'] as const;
 
-/** Values of status.progress.currentStage. */
-export const HOST_STAGES = [
-  'Starting installation',
-  'Waiting for control plane',
-  'Waiting for bootkube',
-  'Waiting for controller',
-  'Installing',
-  'Writing image to disk',
-  'Copying registry data to disk',
-  'Rebooting',
-  'Waiting for ignition',
-  'Configuring',
-  'Joined',
-  'Done',
-  'Failed',
-] as const;
+/** Values of status.progress.currentStage: the core's stage list, so the two can never differ. */
+export { HOST_STAGES } from '../core/model.ts';
 
 /** Backend host states (status.debugInfo.state). */
 export const HOST_STATES = [

@@ -20,7 +20,7 @@ import { type ClusterSnapshot, formatStatus } from '../cli/status.ts';
 import { installComplete } from '../cli/waitfor.ts';
 import { applyObjects, parseManifests } from '../dev/apply.ts';
 import { ControlPlane } from '../dev/controlplane.ts';
-import { installCrds } from '../dev/crds.ts';
+import { installCrds, projectCrdFiles } from '../dev/crds.ts';
 import { serveFile } from '../dev/file-server.ts';
 import { freePort } from '../dev/ports.ts';
 import { buildTestIso } from '../dev/test-iso.ts';
@@ -55,16 +55,6 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
-async function crdFiles(): Promise<string[]> {
-  const out: string[] = [];
-  for (const dir of ['config/crd/bases', 'config/crd/external']) {
-    for (const f of (await readdir(join(root, dir))).sort()) {
-      if (f.endsWith('.yaml') && f !== 'kustomization.yaml') out.push(join(root, dir, f));
-    }
-  }
-  return out;
-}
-
 /** The samples' OS image URLs point at the internet: keep only x86_64, served from the local ISO. */
 function withLocalOsImages(asc: AgentServiceConfig, url: string): AgentServiceConfig {
   const osImages = (asc.spec.osImages ?? [])
@@ -90,7 +80,7 @@ async function main(): Promise<void> {
   let stopOperator: (() => Promise<void>) | undefined;
   let files: Awaited<ReturnType<typeof serveFile>> | undefined;
   try {
-    await installCrds(plane.kubeconfigPath, await crdFiles());
+    await installCrds(plane.kubeconfigPath, await projectCrdFiles());
     log(`control plane at ${plane.server}; kubeconfig ${plane.kubeconfigPath}`);
     const iso = await buildTestIso(work, { rhcosVersion: RHCOS_VERSION });
     files = await serveFile(iso.path);

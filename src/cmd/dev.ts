@@ -2,27 +2,17 @@
 // `make run`: runs the operator against $KUBECONFIG when it is set; otherwise starts the local
 // control plane (kube-apiserver + etcd built from Go modules), installs the CRDs (ours and, for
 // local use only, the Hive and metal3 stand-ins) and runs the operator there until Ctrl-C.
-import { copyFile, mkdir, readdir } from 'node:fs/promises';
+import { copyFile, mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { ControlPlane } from '../dev/controlplane.ts';
-import { installCrds } from '../dev/crds.ts';
+import { installCrds, projectCrdFiles } from '../dev/crds.ts';
 import { loadOperatorConfig } from '../operator/config.ts';
 import { loadKubeConfig, startOperator } from '../operator/main.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const logger = pino({ transport: undefined });
-
-async function crdFiles(): Promise<string[]> {
-  const out: string[] = [];
-  for (const dir of ['config/crd/bases', 'config/crd/external']) {
-    for (const f of (await readdir(join(root, dir))).sort()) {
-      if (f.endsWith('.yaml') && f !== 'kustomization.yaml') out.push(join(root, dir, f));
-    }
-  }
-  return out;
-}
 
 let plane: ControlPlane | undefined;
 let kubeconfigPath = process.env.KUBECONFIG;
@@ -32,7 +22,7 @@ if (!kubeconfigPath) {
   await mkdir(join(root, '.local'), { recursive: true });
   kubeconfigPath = join(root, '.local/kubeconfig');
   await copyFile(plane.kubeconfigPath, kubeconfigPath);
-  await installCrds(kubeconfigPath, await crdFiles());
+  await installCrds(kubeconfigPath, await projectCrdFiles());
   logger.info(
     { kubeconfig: kubeconfigPath, server: plane.server },
     'local control plane ready; CRDs installed',

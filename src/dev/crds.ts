@@ -1,7 +1,9 @@
 // Installs CustomResourceDefinitions from YAML files and waits until the API server serves them.
 // Uses the runtime's plain JSON client: client-node's typed serializer silently drops `enum` and
 // `default` from CRD schemas (its JSONSchemaProps model renames them), which disables validation.
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { isNotFound, KubeClient } from '../runtime/client.ts';
@@ -17,6 +19,22 @@ const CRD_RESOURCE: ApiResource = {
 
 interface Crd extends KubeObject {
   status?: { conditions?: { type: string; status: string }[] };
+}
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * The project's CRD files: ours (config/crd/bases) and, for local runs and tests only, the Hive and
+ * metal3 stand-ins (config/crd/external).
+ */
+export async function projectCrdFiles(): Promise<string[]> {
+  const out: string[] = [];
+  for (const dir of ['config/crd/bases', 'config/crd/external']) {
+    for (const f of (await readdir(join(repoRoot, dir))).sort()) {
+      if (f.endsWith('.yaml') && f !== 'kustomization.yaml') out.push(join(repoRoot, dir, f));
+    }
+  }
+  return out;
 }
 
 export async function readCrds(files: string[]): Promise<Crd[]> {
