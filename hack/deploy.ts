@@ -15,7 +15,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
-import { type ApiResource, isNotFound, KubeClient, type KubeObject } from '../src/runtime/index.ts';
+import { resourceOf } from '../src/dev/apply.ts';
+import { isNotFound, KubeClient, type KubeObject } from '../src/runtime/index.ts';
+
+export { resourceOf };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const FIELD_MANAGER = 'agent-install-operator-deploy';
@@ -24,40 +27,7 @@ const OPERATOR_CONTAINER = 'manager';
 const usage =
   'usage: node hack/deploy.ts apply|delete [--overlay <dir>] [--without-webhooks] [--dry-run] [--crds]';
 
-// Every kind the manifests hold: [apiVersion/kind] → plural, namespaced.
-const KINDS: Record<string, [string, boolean]> = {
-  'v1/Namespace': ['namespaces', false],
-  'v1/ServiceAccount': ['serviceaccounts', true],
-  'v1/Service': ['services', true],
-  'v1/PersistentVolumeClaim': ['persistentvolumeclaims', true],
-  'v1/ConfigMap': ['configmaps', true],
-  'v1/Secret': ['secrets', true],
-  'apps/v1/Deployment': ['deployments', true],
-  'rbac.authorization.k8s.io/v1/ClusterRole': ['clusterroles', false],
-  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': ['clusterrolebindings', false],
-  'rbac.authorization.k8s.io/v1/Role': ['roles', true],
-  'rbac.authorization.k8s.io/v1/RoleBinding': ['rolebindings', true],
-  'networking.k8s.io/v1/NetworkPolicy': ['networkpolicies', true],
-  'networking.k8s.io/v1/Ingress': ['ingresses', true],
-  'apiextensions.k8s.io/v1/CustomResourceDefinition': ['customresourcedefinitions', false],
-  'admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration': [
-    'validatingwebhookconfigurations',
-    false,
-  ],
-  'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': ['mutatingwebhookconfigurations', false],
-  'route.openshift.io/v1/Route': ['routes', true],
-};
-
 const WEBHOOK_KINDS = new Set(['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']);
-
-export function resourceOf(obj: KubeObject): ApiResource {
-  const apiVersion = obj.apiVersion ?? '';
-  const kind = obj.kind ?? '';
-  const entry = KINDS[`${apiVersion}/${kind}`];
-  if (!entry) throw new Error(`hack/deploy.ts does not know ${apiVersion} ${kind}; add it to KINDS`);
-  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
-  return { group: group ?? '', version: version ?? '', kind, plural: entry[0], namespaced: entry[1] };
-}
 
 /** The objects a kustomization lists, in order (directories recurse through their kustomization). */
 export function loadKustomization(dir: string): KubeObject[] {

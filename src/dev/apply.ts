@@ -1,57 +1,92 @@
-// Server-side apply of YAML documents, as `kubectl apply --server-side` would do it. Used by the
-// local mode to install samples and by tests that apply manifests.
+// Server-side apply of YAML documents, as `kubectl apply --server-side` would do it, through the
+// project's own JSON client (client-node's typed models drop fields). Used by make demo, hack/deploy.ts
+// and tests that apply manifests.
 import { readFile } from 'node:fs/promises';
-import {
-  type KubeConfig,
-  type KubernetesObject,
-  KubernetesObjectApi,
-  PatchStrategy,
-} from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
+import { findKind } from '../api/index.ts';
+import { type ApiResource, KubeClient, type KubeObject } from '../runtime/index.ts';
 
 export const FIELD_MANAGER = 'agent-install-operator-dev';
 
-export function parseManifests(text: string): KubernetesObject[] {
-  return parseAllDocuments(text)
-    .map((d) => d.toJS() as KubernetesObject | null)
-    .filter((o): o is KubernetesObject => !!o && typeof o === 'object' && !!o.kind);
+// Built-in kinds the project's manifests hold: apiVersion/kind → [plural, namespaced]. The
+// project's own and external CRD kinds come from the src/api kind table.
+const BUILTIN_KINDS: Record<string, [string, boolean]> = {
+  'v1/Namespace': ['namespaces', false],
+  'v1/ServiceAccount': ['serviceaccounts', true],
+  'v1/Service': ['services', true],
+  'v1/PersistentVolumeClaim': ['persistentvolumeclaims', true],
+  'v1/ConfigMap': ['configmaps', true],
+  'v1/Secret': ['secrets', true],
+  'apps/v1/Deployment': ['deployments', true],
+  'rbac.authorization.k8s.io/v1/ClusterRole': ['clusterroles', false],
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': ['clusterrolebindings', false],
+  'rbac.authorization.k8s.io/v1/Role': ['roles', true],
+  'rbac.authorization.k8s.io/v1/RoleBinding': ['rolebindings', true],
+  'networking.k8s.io/v1/NetworkPolicy': ['networkpolicies', true],
+  'networking.k8s.io/v1/Ingress': ['ingresses', true],
+  'apiextensions.k8s.io/v1/CustomResourceDefinition': ['customresourcedefinitions', false],
+  'admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration': [
+    'validatingwebhookconfigurations',
+    false,
+  ],
+  'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': ['mutatingwebhookconfigurations', false],
+  'route.openshift.io/v1/Route': ['routes', true],
+};
+
+/** The REST resource of a manifest's object; throws for a kind the project does not know. */
+export function resourceOf(obj: KubeObject): ApiResource {
+  const apiVersion = obj.apiVersion ?? '';
+  const kind = obj.kind ?? '';
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+  const crd = findKind(apiVersion, kind);
+  if (crd)
+    return {
+      group: crd.group,
+      version: crd.version,
+      kind,
+      plural: crd.plural,
+      namespaced: crd.scope === 'Namespaced',
+    };
+  const builtin = BUILTIN_KINDS[`${apiVersion}/${kind}`];
+  if (!builtin) throw new Error(`no REST resource known for ${apiVersion} ${kind}; add it to BUILTIN_KINDS`);
+  return { group: group ?? '', version: version ?? '', kind, plural: builtin[0], namespaced: builtin[1] };
 }
 
-export async function readManifests(file: string): Promise<KubernetesObject[]> {
+export function parseManifests(text: string): KubeObject[] {
+  return parseAllDocuments(text)
+    .map((d) => d.toJS() as KubeObject | null)
+    .filter((o): o is KubeObject => !!o && typeof o === 'object' && !!o.kind);
+}
+
+export async function readManifests(file: string): Promise<KubeObject[]> {
   return parseManifests(await readFile(file, 'utf8'));
 }
 
 /** Applies each object in order; with `defaultNamespace`, namespaced objects are put there. */
 export async function applyObjects(
   kc: KubeConfig,
-  objects: KubernetesObject[],
+  objects: KubeObject[],
   defaultNamespace?: string,
-): Promise<KubernetesObject[]> {
-  const api = KubernetesObjectApi.makeApiClient(kc);
-  const out: KubernetesObject[] = [];
-  for (const obj of objects) {
-    const body = structuredClone(obj);
-    body.metadata ??= {};
-    if (defaultNamespace && isNamespacedKind(body.kind)) {
-      body.metadata.namespace = defaultNamespace;
+): Promise<KubeObject[]> {
+  const client = new KubeClient({ kubeConfig: kc, qps: 0 });
+  try {
+    const out: KubeObject[] = [];
+    for (const obj of objects) {
+      const res = resourceOf(obj);
+      const body = structuredClone(obj);
+      body.metadata ??= {};
+      if (defaultNamespace && res.namespaced) body.metadata.namespace = defaultNamespace;
+      const ns = res.namespaced ? body.metadata.namespace : undefined;
+      out.push(
+        await client.patch(res, body.metadata.name ?? '', ns, 'apply', body, {
+          fieldManager: FIELD_MANAGER,
+          force: true,
+        }),
+      );
     }
-    out.push(await api.patch(body, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply));
+    return out;
+  } finally {
+    await client.close();
   }
-  return out;
-}
-
-// Cluster-scoped kinds among what the project applies; everything else is namespaced.
-const CLUSTER_SCOPED = new Set([
-  'Namespace',
-  'ClusterImageSet',
-  'AgentServiceConfig',
-  'CustomResourceDefinition',
-  'ClusterRole',
-  'ClusterRoleBinding',
-  'ValidatingWebhookConfiguration',
-  'MutatingWebhookConfiguration',
-]);
-
-export function isNamespacedKind(kind: string | undefined): boolean {
-  return !CLUSTER_SCOPED.has(kind ?? '');
 }

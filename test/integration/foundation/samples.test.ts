@@ -2,9 +2,9 @@
 // rejected by the schema with a useful message.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { applyObjects, parseManifests } from '../../../src/dev/apply.ts';
+import { applyObjects, parseManifests, resourceOf } from '../../../src/dev/apply.ts';
+import { ApiError, KubeClient } from '../../../src/runtime/index.ts';
 import { adminKubeConfig, newNamespace } from '../../harness/env.ts';
 
 const samplesDir = 'config/samples';
@@ -16,17 +16,9 @@ async function yamlFiles(dir: string): Promise<string[]> {
     .map((f) => join(dir, f));
 }
 
-/** The API server's Status message from a client-node error (its body is the Status JSON). */
+/** The API server's Status message of a failed request. */
 function statusMessage(err: unknown): string {
-  const body = (err as { body?: unknown }).body;
-  if (typeof body === 'string') {
-    try {
-      return String((JSON.parse(body) as { message?: string }).message ?? body);
-    } catch {
-      return body;
-    }
-  }
-  return String(err);
+  return err instanceof ApiError ? (err.status?.message ?? err.message) : String(err);
 }
 
 describe('config/samples', () => {
@@ -49,7 +41,7 @@ describe('config/samples', () => {
 
   it('rejects every invalid object with the expected message', async () => {
     const ns = await newNamespace('invalid');
-    const kc = adminKubeConfig();
+    const client = new KubeClient({ kubeConfig: adminKubeConfig(), qps: 0 });
     const files = await yamlFiles(join(samplesDir, 'invalid'));
     expect(files.length).toBeGreaterThan(3);
     for (const f of files) {
@@ -62,20 +54,19 @@ describe('config/samples', () => {
       const sequential = /^#\s*steps:\s*sequential/m.test(text);
       // Created as `kubectl create` would, so the error is the schema's (server-side apply reports
       // type errors differently); the final step of a sequence is an update (merge patch).
-      const api = KubernetesObjectApi.makeApiClient(kc);
       const inNs = docs.map((d) => ({ ...d, metadata: { ...d.metadata, namespace: ns } }));
-      for (const d of inNs.slice(0, -1)) await api.create(d);
+      for (const d of inNs.slice(0, -1)) await client.create(resourceOf(d), d);
       const last = inNs[inNs.length - 1]!;
       let message = '';
       try {
-        if (sequential)
-          await api.patch(last, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch);
-        else await api.create(last);
+        if (sequential) await client.patch(resourceOf(last), last.metadata.name ?? '', ns, 'merge', last);
+        else await client.create(resourceOf(last), last);
       } catch (err) {
         message = statusMessage(err);
       }
       expect(message, `${f} should be rejected`).not.toBe('');
       expect(message, f).toContain(expected);
     }
+    await client.close();
   });
 });
