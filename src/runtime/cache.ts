@@ -10,6 +10,11 @@ import { type ApiResource, type KubeObject, resourceId } from './types.ts';
 
 export interface ResourceCacheOptions {
   resource: ApiResource;
+  /**
+   * Watch only this namespace, whatever the cache-wide one (e.g. the operator's own Services,
+   * which RBAC grants in its namespace only). Ignored for cluster-scoped kinds.
+   */
+  namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
   /** Runs before caching; default strips managedFields. Must be the same for every user of the kind. */
@@ -49,7 +54,7 @@ export class InformerCache {
       inf = new Informer<KubeObject>({
         client: this.opts.client,
         resource,
-        namespace: resource.namespaced ? this.opts.namespace : undefined,
+        namespace: resource.namespaced ? (s?.namespace ?? this.opts.namespace) : undefined,
         labelSelector: s?.labelSelector,
         fieldSelector: s?.fieldSelector,
         transform: s?.transform,
