@@ -24,6 +24,7 @@ export { Fleet, type FleetOptions, profileFor, startFleet } from './fleet.ts';
 export { type HostPhase, runHost, SimHost, type SimHostOptions } from './host.ts';
 export type { InstallPace } from './install-task.ts';
 export { INSTALLER_STAGES } from './installer.ts';
+export { type Metal3Event, SimMetal3, type SimMetal3Options } from './metal3.ts';
 export { SimNetwork } from './network.ts';
 export {
   isProfileName,
