@@ -67,9 +67,9 @@ export class ControllerTask extends ActionTask {
         }),
       ),
       this.step(() => this.finalizing('Waiting for cluster operators')),
-      this.step(() => this.reportOperators()),
+      this.required(() => this.reportOperators()),
       this.step(() => this.finalizing('Adding router ca')),
-      this.step(() => this.uploadIngressCert()),
+      this.required(() => this.uploadIngressCert()),
       this.step(async () => {
         if (!this.operators.some((o) => o.operator_type === 'olm')) return;
         for (const stage of FINALIZING_OLM) await this.finalizing(stage);
@@ -94,6 +94,23 @@ export class ControllerTask extends ActionTask {
         this.error('controller', err);
       }
       return 'next';
+    };
+  }
+
+  /**
+   * A finalizing action the cluster cannot complete without (operator statuses, the router CA that
+   * makes the kubeconfig): retried after the poll interval until it succeeds, as the real
+   * controller does — e.g. the service refuses the CA until the cluster is finalizing.
+   */
+  private required(fn: () => Promise<unknown>): Action {
+    return async () => {
+      try {
+        await fn();
+        return 'next';
+      } catch (err) {
+        this.error('controller', err);
+        return 'again';
+      }
     };
   }
 

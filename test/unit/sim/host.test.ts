@@ -432,6 +432,44 @@ describe('installation', () => {
     expect(host.stats.clustersCompleted).toBe(1);
   });
 
+  it('the controller retries the router CA and operator reports until the service takes them', async () => {
+    // The service refuses the CA while the cluster is not yet finalizing (a monitor that lags
+    // behind); skipping it would leave the cluster in finalizing for good.
+    const sno = simulatedMachine('sno', 0);
+    const cid = 'c0ffee00-0000-4000-8000-000000000005';
+    const notYet = (what: string) => ({
+      status: 400,
+      body: { code: '400', reason: `Cluster ${cid} is in installing state, ${what}` },
+    });
+    const api = await fake({
+      steps: installScript(installArgs(sno, cid, 'bootstrap', 1)),
+      controlPlaneCount: 1,
+      faults: [
+        {
+          match: (r) => r.method === 'POST' && r.path.endsWith('/uploads/ingress-cert'),
+          response: notYet('upload ingress ca can be done only in finalizing or installed state'),
+          times: 2,
+        },
+        {
+          match: (r) => r.method === 'PUT' && r.path.endsWith('/monitored-operators'),
+          response: notYet('operators cannot be reported'),
+          times: 1,
+        },
+      ],
+    });
+    const { events } = await drive({ config: configFor(api), machine: sno, controller: true }, (e) =>
+      e.some((x) => x.type === 'cluster' && x.action === 'completed'),
+    );
+    expect(api.find('POST', /uploads\/ingress-cert$/)).toHaveLength(3);
+    expect(api.find('PUT', /monitored-operators$/).map((r) => (r.json as { name: string }).name)).toEqual([
+      'console',
+      'console',
+      'lvms',
+    ]);
+    expect(events.filter((e) => e.type === 'error' && e.status === 400)).toHaveLength(3);
+    expect(api.completions).toEqual([{ is_success: true, data: {} }]);
+  });
+
   it('fails at the chosen stage: Failed progress, install reply with exit code, host keeps polling', async () => {
     const api = await fake({
       steps: installScript(installArgs(machine, 'c0ffee00-0000-4000-8000-000000000005', 'master')),
