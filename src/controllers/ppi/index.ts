@@ -19,6 +19,7 @@ import { isNotFound, keyOf, objectKey, removeFinalizer, updateStatus } from '../
 import { normalizeArch } from '../agentserviceconfig/os-images.ts';
 import { bareMetalHosts, imageCoolDownMs, preprovisioningImages } from '../bmac/index.ts';
 import {
+  boundClusterFamilies,
   ironicAgentEnabled,
   ironicAgentOptions,
   ironicSettingsFromEnv,
@@ -100,7 +101,7 @@ export function register(ctx: OperatorContext): void {
         normalizeArch(current.spec.architecture) ===
           normalizeArch(infraEnv?.spec.cpuArchitecture || 'x86_64');
       if (infraEnv && chosenFormat(current) && archOk) {
-        const opts = ironicAgentOptions(ironicSettingsOf(ctx), infraEnv);
+        const opts = ironicAgentOptions(ironicSettingsOf(ctx), infraEnv, boundClusterFamilies(ctx, infraEnv));
         if (!opts.ok) ironicError = opts.error;
         else if (!ironicAgentEnabled(infraEnv)) {
           await ctx.client.patch(INFRA_ENV, ieName, ns, 'merge', {

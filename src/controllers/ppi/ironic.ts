@@ -8,19 +8,26 @@
 //   IRONIC_BASE_URL (required for the converged flow), IRONIC_INSPECTOR_BASE_URL (optional),
 //   IRONIC_AGENT_IMAGE / IRONIC_AGENT_IMAGE_ARM (defaults: upstream's last-resort images).
 // The InfraEnv annotation `ironic-agent-image-override` still wins over the image defaults. The
-// hub-release lookup is skipped: config.openshift.io is not served on a plain control plane.
+// hub-release lookup is skipped: finding the ironic-agent image inside a release payload needs the
+// registry, which the operator does not talk to.
+// A dual-stack hub lists two ironic URLs (one per family, primary first); each spoke gets the one
+// of its family (ironicUrlForSpoke): ip-family annotation → bound cluster's networks → primary.
 import type { InfraEnv } from '../../api/index.ts';
 import {
   INFRAENV_ENABLE_IRONIC_AGENT_ANNOTATION,
+  INFRAENV_IP_FAMILY_ANNOTATION,
   INFRAENV_IRONIC_AGENT_IMAGE_OVERRIDE_ANNOTATION,
 } from '../../api/index.ts';
 import {
   DEFAULT_IRONIC_AGENT_IMAGE,
   DEFAULT_IRONIC_AGENT_IMAGE_ARM,
   type IronicAgentOptions,
+  ipFamiliesFromAnnotation,
   ironicAgentOverride,
+  ironicUrlForSpoke,
 } from '../../core/ignition/index.ts';
 import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
+import { type IpFamily, ipFamily } from '../../core/network/cidr.ts';
 import type { OperatorContext } from '../../operator/context.ts';
 
 export interface IronicSettings {
@@ -54,16 +61,21 @@ export function ironicSettingsOf(ctx: OperatorContext): IronicSettings {
 export function ironicAgentOptions(
   settings: IronicSettings,
   ie: InfraEnv,
+  spokeFamilies?: ReadonlySet<IpFamily>,
 ): { ok: true; options: IronicAgentOptions } | { ok: false; error: string } {
   if (!settings.ironicBaseUrl) {
     return { ok: false, error: 'no ironic URL is configured (set IRONIC_BASE_URL)' };
   }
   const override = ie.metadata.annotations?.[INFRAENV_IRONIC_AGENT_IMAGE_OVERRIDE_ANNOTATION];
+  const families =
+    ipFamiliesFromAnnotation(ie.metadata.annotations?.[INFRAENV_IP_FAMILY_ANNOTATION]) ?? spokeFamilies;
   return {
     ok: true,
     options: {
-      ironicBaseUrl: settings.ironicBaseUrl,
-      ...(settings.ironicInspectorBaseUrl ? { ironicInspectorBaseUrl: settings.ironicInspectorBaseUrl } : {}),
+      ironicBaseUrl: ironicUrlForSpoke(settings.ironicBaseUrl, families),
+      ...(settings.ironicInspectorBaseUrl
+        ? { ironicInspectorBaseUrl: ironicUrlForSpoke(settings.ironicInspectorBaseUrl, families) }
+        : {}),
       ...(override ? { ironicAgentImage: override } : {}),
       defaultImage: settings.defaultImage,
       defaultImageArm: settings.defaultImageArm,
@@ -86,6 +98,29 @@ export function ironicOverrideFor(
   record: InfraEnvRecord,
 ): string | undefined {
   if (!ironicAgentEnabled(ie)) return undefined;
-  const opts = ironicAgentOptions(ironicSettingsOf(ctx), ie);
+  const opts = ironicAgentOptions(ironicSettingsOf(ctx), ie, boundClusterFamilies(ctx, ie));
   return opts.ok ? ironicAgentOverride(record, opts.options) : undefined;
+}
+
+/** IP families of the networks of the cluster the InfraEnv is bound to (from the caches). */
+export function boundClusterFamilies(ctx: OperatorContext, ie: InfraEnv): Set<IpFamily> | undefined {
+  const ref = ie.spec.clusterRef;
+  if (!ref?.name) return undefined;
+  const ns = ref.namespace || ie.metadata.namespace || '';
+  const cd = ctx.informers.clusterDeployments.get(ns, ref.name);
+  const aciName = cd?.spec.clusterInstallRef?.name;
+  const aci = aciName ? ctx.informers.agentClusterInstalls.get(ns, aciName) : undefined;
+  const net = aci?.spec.networking;
+  if (!net) return undefined;
+  const cidrs = [
+    ...(net.clusterNetwork ?? []).map((n) => n.cidr),
+    ...(net.serviceNetwork ?? []),
+    ...(net.machineNetwork ?? []).map((n) => n.cidr),
+  ];
+  const out = new Set<IpFamily>();
+  for (const c of cidrs) {
+    const f = c ? ipFamily(c) : undefined;
+    if (f) out.add(f);
+  }
+  return out.size > 0 ? out : undefined;
 }

@@ -17,8 +17,10 @@ export {
   DEFAULT_IRONIC_AGENT_IMAGE,
   DEFAULT_IRONIC_AGENT_IMAGE_ARM,
   type IronicAgentOptions,
+  ipFamiliesFromAnnotation,
   ironicAgentOverride,
   ironicCallbackUrls,
+  ironicUrlForSpoke,
 } from './ironic.ts';
 export { mergeIgnitionConfigs } from './merge.ts';
 export { applyIgnitionOverride, type MergedIgnition, validateIgnitionOverride } from './override.ts';

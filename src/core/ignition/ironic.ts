@@ -4,6 +4,7 @@
 // also disables agent.service (IPA starts the assisted agent when the BMH asks for it).
 
 import type { InfraEnv } from '../model.ts';
+import { type IpFamily, ipFamily } from '../network/cidr.ts';
 import { canonicalJson, escapedDataUrl } from './encoding.ts';
 import type { IgnitionConfig } from './types.ts';
 
@@ -42,6 +43,50 @@ export function ironicCallbackUrls(baseUrls: string, defaultPort: string, path =
     out.push(`${scheme}${host}${port ?? `:${defaultPort}`}${withPath}${rest}`);
   }
   return out.join(',');
+}
+
+/** Host part of a URL without brackets, or undefined. */
+function urlHost(url: string): string | undefined {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/(?:\[([^\]]+)\]|([^/:?#]+))/i.exec(url.trim());
+  return m ? (m[1] ?? m[2]) : undefined;
+}
+
+/**
+ * The ironic URL(s) a spoke calls back to. A dual-stack hub is configured as exactly two URLs whose
+ * hosts are IP literals of different families, primary first; the spoke then gets the IPv6 one
+ * only when it is IPv6-only, else the IPv4 one (kubeapi.md §3.7.1). Anything else — one URL,
+ * host names, more entries — is used as given.
+ * `spokeFamilies`: the InfraEnv's ip-family annotation, else the bound cluster's networks; when
+ * unknown, the hub's primary (first) URL.
+ */
+export function ironicUrlForSpoke(
+  baseUrls: string,
+  spokeFamilies: ReadonlySet<IpFamily> | undefined,
+): string {
+  const urls = baseUrls.split(',').filter((u) => u.trim() !== '');
+  if (urls.length !== 2) return baseUrls;
+  const families = urls.map((u) => {
+    const host = urlHost(u);
+    return host ? ipFamily(host) : undefined;
+  });
+  if (!families[0] || !families[1] || families[0] === families[1]) return baseUrls;
+  if (!spokeFamilies || spokeFamilies.size === 0) return urls[0]!;
+  const v6Only = spokeFamilies.has('ipv6') && !spokeFamilies.has('ipv4');
+  const wanted: IpFamily = v6Only ? 'ipv6' : 'ipv4';
+  return urls[families.indexOf(wanted)]!;
+}
+
+/** Families named by the InfraEnv annotation `ip-family` (`v4`, `v6`, `v4,v6`); undefined if unset or invalid. */
+export function ipFamiliesFromAnnotation(value: string | undefined): Set<IpFamily> | undefined {
+  if (!value) return undefined;
+  const out = new Set<IpFamily>();
+  for (const part of value.split(',')) {
+    const p = part.trim().toLowerCase();
+    if (p === 'v4') out.add('ipv4');
+    else if (p === 'v6') out.add('ipv6');
+    else return undefined;
+  }
+  return out.size > 0 ? out : undefined;
 }
 
 export function ironicAgentImageFor(infraEnv: InfraEnv, opts: IronicAgentOptions): string {
