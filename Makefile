@@ -8,7 +8,7 @@ NODE_STAMP := $(NODE_BIN)/node
 DEPS_STAMP := node_modules/.package-lock.json
 
 .PHONY: demo system-deps setup build test test-unit test-integration lint typecheck generate generate-check run dev \
-	controlplane docker-build deploy undeploy bench coverage ci clean
+	controlplane bundle-validate docker-build deploy undeploy bench coverage ci clean
 
 $(NODE_STAMP):
 	bash hack/setup-node.sh >/dev/null
@@ -67,11 +67,15 @@ generate: setup
 generate-check: setup
 	npm run generate:check
 
+## bundle-validate: check bundle/ with the operator-framework's validators (operator-framework/api, built once and cached)
+bundle-validate:
+	@bin=$$(bash hack/build-bundle-validate.sh) && "$$bin" bundle
+
 bench: setup
 	npm run bench
 
 ## ci: everything CI runs (see .ci/run)
-ci: lint typecheck generate-check test
+ci: lint typecheck generate-check bundle-validate test
 
 docker-build:
 	docker build -t $(IMG) .
