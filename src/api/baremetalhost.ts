@@ -23,6 +23,10 @@ export const BMH_PROVISIONING_STATES = [
 
 /** Value written to spec.customDeploy.method in the converged flow. */
 export const CUSTOM_DEPLOY_METHOD_ASSISTED = 'start_assisted_install';
+/** spec.automatedCleaningMode values: non-converged hosts are never cleaned; the converged delete
+ * flow wipes disk metadata. */
+export const BMH_CLEANING_DISABLED = 'disabled';
+export const BMH_CLEANING_METADATA = 'metadata';
 /** Value written to spec.image.diskFormat. */
 export const BMH_IMAGE_DISK_FORMAT_LIVE_ISO = 'live-iso';
 

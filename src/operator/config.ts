@@ -93,6 +93,15 @@ export const operatorSettings = {
     source: 'assisted-service ALLOW_CONVERGED_FLOW default',
     description: 'Use the PreprovisioningImage (converged) flow with metal3.',
   },
+  pauseProvisionedBmhs: {
+    flag: 'pause-provisioned-bmhs',
+    env: 'PAUSE_PROVISIONED_BMHS',
+    schema: bool,
+    default: true,
+    source: 'assisted-service PAUSE_PROVISIONED_BMHS default',
+    description:
+      'Pause BareMetalHosts that metal3 reports detached and keep their status in the baremetalhost.metal3.io/status annotation (so a hub can hand them to another).',
+  },
   agentImage: {
     flag: 'agent-image',
     env: 'AGENT_DOCKER_IMAGE',
@@ -137,6 +146,7 @@ export type OperatorSettings = {
   dataDir: string;
   authKeysSecretName: string;
   allowConvergedFlow: boolean;
+  pauseProvisionedBmhs: boolean;
   agentImage: string;
   installerImage: string;
   controllerImage: string;

@@ -5,20 +5,38 @@
 // served, and the BMH/PPI informers are created by the manager when it wires the controller —
 // never at register time — so they are read lazily through `ctx.mgr.informer()` inside reconciles.
 //
-// Left out (documented in the report): the unbind flow, BMH deletion with drain/Agent removal,
-// pause/status annotations, fencing Secrets and the day-2 spoke BMH/Machine and MCS CA steps.
+// Implemented (planning in mapping.ts, one BMH write and one Agent write per pass): backup label,
+// finalizer, the delete flow (converged + remove-agent-and-node-on-delete: undetach, unpause,
+// metadata cleaning, wait for `deleting`, delete the Agent; otherwise unpause and release), the
+// unbind flow (Agent Bound reason UnbindingPendingUserAction), detach/pause with
+// allow-provisioned-host-management and PAUSE_PROVISIONED_BMHS, image delivery, the Agent spec and
+// labels from the annotations, fencing credentials (named or generated Secret), hardware details.
+//
+// Left out, because each needs a client for the spoke cluster, which this operator does not have:
+// draining the spoke Node before a converged delete (a host that joined a cluster gets drain-status
+// `failed to drain node: not attempted: …`, a NodeDrainSkipped Warning event and a log line, and the
+// deletion goes on; drain-started-at and drain-timeout are not used), the day-2 MCS CA merged into
+// the ignition-config-overrides annotation, and the day-2 spoke BareMetalHost and Machine
+// (spoke-bmh-machine-created is only ever removed, by the unbind flow). The ClusterDeployment watch
+// (installed CD → its Agents' BMHs) exists upstream only to drive those steps and is not wired.
 import type { Agent, BareMetalHost, InfraEnv, PreprovisioningImage } from '../../api/index.ts';
 import {
   AGENT_BMH_LABEL,
-  BMH_FINALIZER,
-  BMH_HARDWARE_DETAILS_ANNOTATION,
+  BMH_CREATE_FENCING_CREDENTIALS_SECRET_ANNOTATION,
   INFRAENV_LABEL,
 } from '../../api/index.ts';
 import type { OperatorContext } from '../../operator/context.ts';
-import { AGENT, BARE_METAL_HOST, INFRA_ENV, PREPROVISIONING_IMAGE } from '../../operator/resources.ts';
-import { type Informer, isNotFound, keyOf, objectKey } from '../../runtime/index.ts';
+import {
+  AGENT,
+  BARE_METAL_HOST,
+  INFRA_ENV,
+  PREPROVISIONING_IMAGE,
+  SECRET,
+} from '../../operator/resources.ts';
+import { type Informer, isNotFound, type KubeObject, keyOf, objectKey } from '../../runtime/index.ts';
 import { INFRAENV_IMAGE_COOLDOWN_MS } from '../infraenv/cooldown.ts';
-import { type BmhPatch, hardwareDetails, pickAgentForMac, planAgent, planBmh } from './mapping.ts';
+import { ensureFencingCredentials } from './fencing.ts';
+import { type BmhPatch, pickAgentForMac, planAgent, planBmh } from './mapping.ts';
 
 /**
  * BMAC_IMAGE_COOLDOWN_MS overrides the 60 s InfraEnv image cool-down (tests); read once at
@@ -68,8 +86,21 @@ function bmhKeysOfAgent(ctx: OperatorContext, agent: Agent): string[] {
   return keys;
 }
 
+/** BMHs of the Secret's namespace that generate fencing credentials from it (their BMC Secret). */
+function bmhKeysOfBmcSecret(ctx: OperatorContext, secret: KubeObject): string[] {
+  return bareMetalHosts(ctx)
+    .store.byNamespace(secret.metadata.namespace ?? '')
+    .filter(
+      (b) =>
+        b.spec.bmc?.credentialsName === secret.metadata.name &&
+        b.metadata.annotations?.[BMH_CREATE_FENCING_CREDENTIALS_SECRET_ANNOTATION] !== undefined,
+    )
+    .map((b) => objectKey(b));
+}
+
 export function register(ctx: OperatorContext): void {
   const converged = ctx.settings.allowConvergedFlow;
+  const pauseProvisionedBmhs = ctx.settings.pauseProvisionedBmhs;
   const coolDownMs = imageCoolDownMs();
   const log = ctx.logger.child({ controller: 'bmac' });
   let builder = ctx.mgr
@@ -86,6 +117,9 @@ export function register(ctx: OperatorContext): void {
         )
         .map((b) => objectKey(b)),
     )
+    // BMC credentials Secrets are cached once read (they get the watch label): a changed password
+    // regenerates the fencing Secret.
+    .watches<KubeObject>(SECRET, (s) => bmhKeysOfBmcSecret(ctx, s))
     .optional();
   if (converged) {
     builder = builder.watches<PreprovisioningImage>(PREPROVISIONING_IMAGE, (p) => [objectKey(p)]);
@@ -94,49 +128,51 @@ export function register(ctx: OperatorContext): void {
     const bmh = bareMetalHosts(ctx).get(req.namespace, req.name);
     if (!bmh) return;
     const ieName = bmh.metadata.labels?.[INFRAENV_LABEL];
-    const finalizers = bmh.metadata.finalizers ?? [];
-    const hasFinalizer = finalizers.includes(BMH_FINALIZER);
-    if (!ieName || bmh.metadata.deletionTimestamp) {
-      // Not ours (any more) or going away: release the BMH. The converged delete flow (drain,
-      // Agent removal) is not implemented.
-      if (hasFinalizer)
-        await patchBmh(
-          ctx,
-          bmh,
-          { metadata: {} },
-          finalizers.filter((f) => f !== BMH_FINALIZER),
-        );
-      return;
-    }
-    const infraEnv = ctx.informers.infraEnvs.get(req.namespace, ieName);
+    const infraEnv = ieName ? ctx.informers.infraEnvs.get(req.namespace, ieName) : undefined;
     const agent = agentOf(ctx, bmh);
     const ppi = converged ? preprovisioningImages(ctx).get(req.namespace, req.name) : undefined;
     const ppiReady = (ppi?.status?.conditions ?? []).some(
       (c) => c.type === 'Ready' && c.status === 'True' && c.reason === 'InfraEnvAvailable',
     );
-    const plan = planBmh({ bmh, infraEnv, agent, converged, ppiReady, now: ctx.now(), coolDownMs });
-    const patch: BmhPatch = plan.patch ?? {};
-    if (
-      !converged &&
-      agent &&
-      !bmh.metadata.annotations?.[BMH_HARDWARE_DETAILS_ANNOTATION] &&
-      !bmh.status?.hardware?.hostname
-    ) {
-      const details = hardwareDetails(agent);
-      if (details) {
-        patch.metadata = patch.metadata ?? {};
-        patch.metadata.annotations = {
-          ...patch.metadata.annotations,
-          [BMH_HARDWARE_DETAILS_ANNOTATION]: JSON.stringify(details),
-        };
+    const plan = planBmh({
+      bmh,
+      infraEnv,
+      agent,
+      converged,
+      ppiReady,
+      pauseProvisionedBmhs,
+      now: ctx.now(),
+      coolDownMs,
+    });
+    for (const note of plan.notes) {
+      log[note.level]({ bmh: req.key, agent: agent ? objectKey(agent) : undefined }, note.msg);
+      if (note.event) ctx.mgr.events.event(bmh, note.event.type, note.event.reason, note.event.message);
+    }
+    if (plan.waiting) log.debug({ bmh: req.key, why: plan.waiting }, 'BareMetalHost pass stopped early');
+    if (plan.deleteAgent && agent) {
+      // Before the finalizer goes: if this fails the BMH stays and the delete is retried.
+      log.info({ bmh: req.key, agent: objectKey(agent) }, 'deleting the Agent of a deleted BareMetalHost');
+      try {
+        await ctx.client.delete(AGENT, agent.metadata.name ?? '', agent.metadata.namespace, {
+          preconditions: { uid: agent.metadata.uid },
+        });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
       }
     }
-    if (plan.waiting) log.debug({ bmh: req.key, why: plan.waiting }, 'image delivery waiting');
-    if (Object.keys(patch).length > 0 || !hasFinalizer) {
-      await patchBmh(ctx, bmh, patch, hasFinalizer ? undefined : [...finalizers, BMH_FINALIZER]);
-    }
-    if (agent) {
-      const agentPlan = planAgent(bmh, agent, infraEnv);
+    if (plan.patch) await patchBmh(ctx, bmh, plan.patch);
+    let fencingError: string | undefined;
+    if (plan.reconcileAgent && agent) {
+      const fencing = await ensureFencingCredentials(ctx, bmh, agent);
+      if ('error' in fencing) {
+        fencingError = fencing.error;
+        log.warn(
+          { bmh: req.key, agent: objectKey(agent), err: fencing.error },
+          'fencing credentials not set',
+        );
+        ctx.mgr.events.event(bmh, 'Warning', 'FencingCredentialsError', fencing.error);
+      }
+      const agentPlan = planAgent(bmh, agent, infraEnv, fencing.ref);
       if (agentPlan.error) {
         log.warn(
           { bmh: req.key, agent: objectKey(agent), err: agentPlan.error },
@@ -155,25 +191,15 @@ export function register(ctx: OperatorContext): void {
         }
       }
     }
+    // The rest of the pass is written; fail it so the work queue retries with backoff.
+    if (fencingError) throw new Error(fencingError);
     return plan.requeueAfterMs !== undefined ? { requeueAfter: plan.requeueAfterMs } : undefined;
   });
 }
 
-/** One merge patch with optimistic lock: metadata, spec and (optionally) the finalizer list. */
-async function patchBmh(
-  ctx: OperatorContext,
-  bmh: BareMetalHost,
-  patch: BmhPatch,
-  finalizers: string[] | undefined,
-): Promise<void> {
-  const body = {
-    ...patch,
-    metadata: {
-      ...patch.metadata,
-      ...(finalizers ? { finalizers } : {}),
-      resourceVersion: bmh.metadata.resourceVersion,
-    },
-  };
+/** One merge patch with optimistic lock: labels, annotations, finalizers and spec. */
+async function patchBmh(ctx: OperatorContext, bmh: BareMetalHost, patch: BmhPatch): Promise<void> {
+  const body = { ...patch, metadata: { ...patch.metadata, resourceVersion: bmh.metadata.resourceVersion } };
   try {
     await ctx.client.patch(BARE_METAL_HOST, bmh.metadata.name ?? '', bmh.metadata.namespace, 'merge', body);
   } catch (err) {

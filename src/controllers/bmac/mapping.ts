@@ -8,8 +8,19 @@ import {
   AGENT_BMH_LABEL,
   BACKUP_LABEL,
   BMH_AGENT_LABEL_ANNOTATION_PREFIX,
+  BMH_ALLOW_PROVISIONED_HOST_MANAGEMENT_ANNOTATION,
+  BMH_ANNOTATION_OWNER_VALUE,
+  BMH_CLEANING_DISABLED,
+  BMH_CLEANING_METADATA,
   BMH_CLUSTER_REFERENCE_ANNOTATION,
+  BMH_CREATE_FENCING_CREDENTIALS_SECRET_ANNOTATION,
   BMH_DETACHED_ANNOTATION,
+  BMH_DETACHED_DELAY_DELETE_VALUE,
+  BMH_DRAIN_STATUS_ANNOTATION,
+  BMH_DRAIN_STATUS_FAILED_PREFIX,
+  BMH_FENCING_CREDENTIALS_SECRET_NAME_ANNOTATION,
+  BMH_FINALIZER,
+  BMH_HARDWARE_DETAILS_ANNOTATION,
   BMH_HOSTNAME_ANNOTATION,
   BMH_IGNITION_CONFIG_OVERRIDES_ANNOTATION,
   BMH_IMAGE_DISK_FORMAT_LIVE_ISO,
@@ -18,11 +29,18 @@ import {
   BMH_INSTALLER_ARGS_ANNOTATION,
   BMH_MACHINE_CONFIG_POOL_ANNOTATION,
   BMH_NODE_LABEL_ANNOTATION_PREFIX,
+  BMH_PAUSED_ANNOTATION,
+  BMH_REMOVE_AGENT_AND_NODE_ON_DELETE_ANNOTATION,
   BMH_ROLE_ANNOTATION,
+  BMH_SPOKE_BMH_MACHINE_CREATED_ANNOTATION,
+  BMH_STATUS_ANNOTATION,
   CUSTOM_DEPLOY_METHOD_ASSISTED,
+  INFRAENV_LABEL,
+  WATCH_LABEL,
 } from '../../api/index.ts';
 import { acceptableDisksWithHints, type RootDeviceHints } from '../../core/hardware/index.ts';
 import type { Inventory } from '../../core/inventory.ts';
+import { AGENT_CONDITION } from '../records/agent-conditions.ts';
 
 /** Installation disk id written when no inventory disk matches the hints (upstream's literal). */
 export const DISK_NOT_FOUND_BY_HINTS = '/dev/not-found-by-hints';
@@ -43,17 +61,33 @@ export function pickAgentForMac(candidates: readonly Agent[], mac: string | unde
   return matching[0];
 }
 
+/** Something a pass wants the user to see: a log line, plus an Event on the BMH when `event` is set. */
+export interface BmacNote {
+  level: 'info' | 'warn' | 'error';
+  msg: string;
+  event?: { type: 'Normal' | 'Warning'; reason: string; message: string };
+}
+
 export interface BmhPlan {
-  /** Merge patch for the BMH; undefined when nothing changes. */
+  /** Merge patch for the BMH (metadata, finalizers, spec); undefined when nothing changes. */
   patch: BmhPatch | undefined;
-  /** Come back later (image cool-down). */
+  /** Come back later (image cool-down, waiting for metal3 to reach `deleting`). */
   requeueAfterMs?: number;
-  /** Why image delivery stopped (for logs). */
+  /** Why the pass stopped early (for debug logs). */
   waiting?: string;
+  /** The Agent's spec and labels are reconciled (§3.6 step 7); false when an earlier step stopped. */
+  reconcileAgent: boolean;
+  /** Converged delete flow: delete the Agent, then write the patch (which drops the finalizer). */
+  deleteAgent?: boolean;
+  notes: BmacNote[];
 }
 
 export interface BmhPatch {
-  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string | null> };
+  metadata?: {
+    labels?: Record<string, string | null>;
+    annotations?: Record<string, string | null>;
+    finalizers?: string[];
+  };
   spec?: Record<string, unknown>;
 }
 
@@ -64,80 +98,329 @@ export interface BmhPlanInput {
   converged: boolean;
   /** Converged flow: the same-named PreprovisioningImage is Ready with reason InfraEnvAvailable. */
   ppiReady: boolean;
+  /** PAUSE_PROVISIONED_BMHS: pause detached BMHs and keep their status in an annotation. */
+  pauseProvisionedBmhs: boolean;
   now: Date;
   coolDownMs: number;
 }
 
-/**
- * BMH changes: the backup label, image delivery (non-converged: inspection off, cleaning off,
- * image URL after the cool-down; converged: customDeploy once the PPI is ready) and the detached
- * annotation once the Agent is past the point of needing the discovery image.
- */
-export function planBmh(input: BmhPlanInput): BmhPlan {
-  const { bmh, infraEnv, agent } = input;
-  const labels: Record<string, string> = {};
-  const annotations: Record<string, string | null> = {};
-  const spec: Record<string, unknown> = {};
-  const plan: BmhPlan = { patch: undefined };
-  const ann = bmh.metadata.annotations ?? {};
-  if (infraEnv && bmh.metadata.labels?.[BACKUP_LABEL] !== 'true') labels[BACKUP_LABEL] = 'true';
+/** The BMH fields a pass may write: labels, annotations, finalizers and these spec fields. */
+const WRITTEN_SPEC_FIELDS = ['image', 'online', 'automatedCleaningMode', 'customDeploy'] as const;
 
-  if (infraEnv && ann[BMH_DETACHED_ANNOTATION] === undefined) {
-    if (input.converged) {
-      if (bmh.spec.customDeploy?.method !== CUSTOM_DEPLOY_METHOD_ASSISTED) {
-        if (input.ppiReady) spec.customDeploy = { method: CUSTOM_DEPLOY_METHOD_ASSISTED };
-        else plan.waiting = 'PreprovisioningImage not ready';
-      }
-      if (bmh.status?.provisioning?.state === 'provisioned') {
-        annotations[BMH_DETACHED_ANNOTATION] = 'assisted-service-controller';
-      }
-    } else {
-      if (ann[BMH_INSPECT_ANNOTATION] === undefined)
-        annotations[BMH_INSPECT_ANNOTATION] = BMH_INSPECT_DISABLED;
-      if (bmh.spec.automatedCleaningMode !== 'disabled') spec.automatedCleaningMode = 'disabled';
-      planImage(input, spec, plan);
-      const stage = agent?.status?.progress?.currentStage;
-      if (stage && DETACH_STAGES.has(stage)) {
-        annotations[BMH_DETACHED_ANNOTATION] = 'assisted-service-controller';
-      }
-    }
-  }
+/** The BMH as this pass wants it; steps edit it in order, the patch is its difference. */
+interface Draft {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  finalizers: string[];
+  spec: Record<string, unknown>;
+}
+
+function draftOf(bmh: BareMetalHost): Draft {
+  const spec: Record<string, unknown> = {};
+  const current = bmh.spec as Record<string, unknown>;
+  for (const f of WRITTEN_SPEC_FIELDS) if (current[f] !== undefined) spec[f] = structuredClone(current[f]);
+  return {
+    labels: { ...bmh.metadata.labels },
+    annotations: { ...bmh.metadata.annotations },
+    finalizers: [...(bmh.metadata.finalizers ?? [])],
+    spec,
+  };
+}
+
+/** Merge patch from the BMH to the draft; a removed key or spec field becomes null. */
+function mapDiff(
+  from: Record<string, string> | undefined,
+  to: Record<string, string>,
+): Record<string, string | null> | undefined {
+  const out: Record<string, string | null> = {};
+  for (const [k, v] of Object.entries(to)) if (from?.[k] !== v) out[k] = v;
+  for (const k of Object.keys(from ?? {})) if (!(k in to)) out[k] = null;
+  return Object.keys(out).length ? out : undefined;
+}
+
+function diffBmh(bmh: BareMetalHost, draft: Draft): BmhPatch | undefined {
   const metadata: NonNullable<BmhPatch['metadata']> = {};
-  if (Object.keys(labels).length) metadata.labels = labels;
-  if (Object.keys(annotations).length) metadata.annotations = annotations;
+  const labels = mapDiff(bmh.metadata.labels, draft.labels);
+  const annotations = mapDiff(bmh.metadata.annotations, draft.annotations);
+  if (labels) metadata.labels = labels;
+  if (annotations) metadata.annotations = annotations;
+  const finalizers = bmh.metadata.finalizers ?? [];
+  if (finalizers.length !== draft.finalizers.length || finalizers.some((f, i) => draft.finalizers[i] !== f)) {
+    metadata.finalizers = draft.finalizers;
+  }
+  const spec: Record<string, unknown> = {};
+  const current = bmh.spec as Record<string, unknown>;
+  for (const f of WRITTEN_SPEC_FIELDS) {
+    if (JSON.stringify(current[f]) !== JSON.stringify(draft.spec[f])) spec[f] = draft.spec[f] ?? null;
+  }
   const patch: BmhPatch = {};
   if (Object.keys(metadata).length) patch.metadata = metadata;
   if (Object.keys(spec).length) patch.spec = spec;
-  if (Object.keys(patch).length) plan.patch = patch;
-  return plan;
+  return Object.keys(patch).length ? patch : undefined;
 }
 
-function planImage(input: BmhPlanInput, spec: Record<string, unknown>, plan: BmhPlan): void {
-  const { bmh, infraEnv } = input;
-  const url = infraEnv?.status?.isoDownloadURL;
-  if (!infraEnv || !url) {
-    plan.waiting = 'InfraEnv has no ISO URL yet';
-    return;
+/** The Agent's Bound condition says it waits for its host to reboot into discovery (unbind). */
+export function unbindingPendingUserAction(agent: Agent | undefined): boolean {
+  return (agent?.status?.conditions ?? []).some(
+    (c) => c.type === AGENT_CONDITION.bound && c.reason === 'UnbindingPendingUserAction',
+  );
+}
+
+/** Backend states and stages after which the host is a Node of its cluster. */
+const NODE_STATES = new Set(['installed', 'added-to-existing-cluster']);
+const NODE_STAGES = new Set(['Joined', 'Done']);
+
+/**
+ * The Agent is bound to a cluster and its host has joined it, so the spoke cluster has a Node for
+ * it (the one upstream drains before deprovisioning).
+ */
+export function hasSpokeNode(agent: Agent): boolean {
+  if (!agent.spec.clusterDeploymentName?.name) return false;
+  const installed = (agent.status?.conditions ?? []).some(
+    (c) => c.type === AGENT_CONDITION.installed && c.status === 'True',
+  );
+  return (
+    installed ||
+    NODE_STATES.has(agent.status?.debugInfo?.state ?? '') ||
+    NODE_STAGES.has(agent.status?.progress?.currentStage ?? '')
+  );
+}
+
+/** How long the converged delete flow waits between looks at the BMH provisioning state. */
+export const DELETE_REQUEUE_MS = 10_000;
+
+/** Why the spoke Node is not drained (recorded in the drain-status annotation and an Event). */
+export const NODE_DRAIN_NOT_SUPPORTED =
+  'not attempted: this operator has no client for the spoke cluster, drain the node yourself';
+
+/** Annotations the unbind flow removes so the host can be rediscovered. */
+const UNBIND_REMOVED_ANNOTATIONS = [
+  BMH_DETACHED_ANNOTATION,
+  BMH_PAUSED_ANNOTATION,
+  BMH_HARDWARE_DETAILS_ANNOTATION,
+  BMH_SPOKE_BMH_MACHINE_CREATED_ANNOTATION,
+] as const;
+
+type Step = 'continue' | 'stop';
+
+/**
+ * One BMAC pass over a BMH (kubeapi.md §3.6 steps 1–6 and 8): the backup label, the finalizer and
+ * the delete flow, the unbind flow, pause/detach, image delivery and the hardware details. Every
+ * step edits one draft, so the BMH is written at most once, and only when something changed.
+ */
+export function planBmh(input: BmhPlanInput): BmhPlan {
+  const { bmh } = input;
+  const draft = draftOf(bmh);
+  const plan: BmhPlan = { patch: undefined, reconcileAgent: false, notes: [] };
+  const finish = (): BmhPlan => {
+    plan.patch = diffBmh(bmh, draft);
+    return plan;
+  };
+  if (!bmh.metadata.labels?.[INFRAENV_LABEL]) {
+    // Not ours (any more): release the BMH and do nothing else.
+    draft.finalizers = draft.finalizers.filter((f) => f !== BMH_FINALIZER);
+    return finish();
   }
-  if (bmh.spec.image?.url === url) return;
+  if (input.infraEnv) draft.labels[BACKUP_LABEL] = 'true';
+  if (bmh.metadata.deletionTimestamp) {
+    if (draft.finalizers.includes(BMH_FINALIZER)) planDeletion(input, draft, plan);
+    return finish();
+  }
+  if (!draft.finalizers.includes(BMH_FINALIZER)) draft.finalizers.push(BMH_FINALIZER);
+  if (unbindingPendingUserAction(input.agent) && planUnbound(input, draft, plan) === 'stop') return finish();
+  planPauseDetach(input, draft, plan.notes);
+  if (planImageDelivery(input, draft, plan) === 'stop') return finish();
+  if (!input.agent) return finish();
+  plan.reconcileAgent = true;
+  if (!input.converged) planHardwareDetails(input.bmh, input.agent, draft);
+  return finish();
+}
+
+/**
+ * BMH deletion with our finalizer. Converged, annotated remove-agent-and-node-on-delete, with an
+ * Agent: let metal3 deprovision (no detached/paused, metadata cleaning), wait for `deleting`, delete
+ * the Agent, release the BMH. Otherwise: unpause (and undetach in the annotated converged case) and
+ * release it.
+ */
+function planDeletion(input: BmhPlanInput, draft: Draft, plan: BmhPlan): void {
+  const { bmh, agent, converged } = input;
+  const removeOnDelete =
+    bmh.metadata.annotations?.[BMH_REMOVE_AGENT_AND_NODE_ON_DELETE_ANNOTATION] !== undefined;
+  if (converged && removeOnDelete && agent) {
+    planSkippedDrain(agent, draft, plan.notes);
+    delete draft.annotations[BMH_DETACHED_ANNOTATION];
+    delete draft.annotations[BMH_PAUSED_ANNOTATION];
+    draft.spec.automatedCleaningMode = BMH_CLEANING_METADATA;
+    if (bmh.status?.provisioning?.state !== 'deleting') {
+      plan.requeueAfterMs = DELETE_REQUEUE_MS;
+      plan.waiting = 'waiting for metal3 to deprovision the host (provisioning state deleting)';
+      return;
+    }
+    if (!agent.metadata.deletionTimestamp) plan.deleteAgent = true;
+  } else {
+    delete draft.annotations[BMH_PAUSED_ANNOTATION];
+    if (converged && removeOnDelete) delete draft.annotations[BMH_DETACHED_ANNOTATION];
+  }
+  draft.finalizers = draft.finalizers.filter((f) => f !== BMH_FINALIZER);
+}
+
+/**
+ * Upstream drains the spoke Node before deprovisioning a host that joined a cluster. That needs a
+ * client for the spoke cluster, which this operator does not have: say so once (drain-status
+ * annotation, Warning event, log line) instead of pretending, and go on with the deletion.
+ */
+function planSkippedDrain(agent: Agent, draft: Draft, notes: BmacNote[]): void {
+  if (!hasSpokeNode(agent) || draft.annotations[BMH_DRAIN_STATUS_ANNOTATION] !== undefined) return;
+  const cd = agent.spec.clusterDeploymentName;
+  const node = agent.spec.hostname || agent.status?.inventory?.hostname || agent.metadata.name || '';
+  draft.annotations[BMH_DRAIN_STATUS_ANNOTATION] =
+    `${BMH_DRAIN_STATUS_FAILED_PREFIX}${NODE_DRAIN_NOT_SUPPORTED}`;
+  const message = `Node ${node} of cluster ${cd?.namespace ?? ''}/${cd?.name ?? ''} was not drained before deprovisioning: ${NODE_DRAIN_NOT_SUPPORTED}`;
+  notes.push({
+    level: 'warn',
+    msg: message,
+    event: { type: 'Warning', reason: 'NodeDrainSkipped', message },
+  });
+}
+
+/**
+ * The Agent was unbound and waits for its host to boot discovery again. Non-converged (only once
+ * detached): drop the image so metal3 reboots the host into a fresh one. Converged: deprovision a
+ * provisioned host (customDeploy null) and wait while it deprovisions.
+ */
+function planUnbound(input: BmhPlanInput, draft: Draft, plan: BmhPlan): Step {
+  const clear = () => {
+    for (const k of UNBIND_REMOVED_ANNOTATIONS) delete draft.annotations[k];
+  };
+  if (!input.converged) {
+    if (draft.annotations[BMH_DETACHED_ANNOTATION] === undefined) return 'continue';
+    clear();
+    delete draft.spec.image;
+    plan.waiting = 'unbound Agent: image removed so the host reboots into discovery';
+    return 'stop';
+  }
+  clear();
+  const state = input.bmh.status?.provisioning?.state ?? '';
+  if (state === 'provisioned') {
+    delete draft.spec.customDeploy;
+    plan.waiting = 'unbound Agent: deprovisioning the host';
+    return 'stop';
+  }
+  if (state === 'deprovisioning') {
+    plan.waiting = 'unbound Agent: host deprovisioning';
+    return 'stop';
+  }
+  return 'continue';
+}
+
+/**
+ * Detach a host that no longer needs the discovery image (converged: provisioned; otherwise: the
+ * Agent reached Failed, Rebooting, Joined or Done), pause it once metal3 reports it detached, and
+ * unpause it when its status is gone (moved to a new hub). allow-provisioned-host-management keeps a
+ * converged host attached and unpaused.
+ */
+function planPauseDetach(input: BmhPlanInput, draft: Draft, notes: BmacNote[]): void {
+  const { bmh, agent, converged } = input;
+  const ann = bmh.metadata.annotations ?? {};
+  const removeOnDelete = ann[BMH_REMOVE_AGENT_AND_NODE_ON_DELETE_ANNOTATION] !== undefined;
+  if (ann[BMH_ALLOW_PROVISIONED_HOST_MANAGEMENT_ANNOTATION] !== undefined) {
+    if (converged && !removeOnDelete) {
+      delete draft.annotations[BMH_DETACHED_ANNOTATION];
+      delete draft.annotations[BMH_PAUSED_ANNOTATION];
+      return;
+    }
+    notes.push({
+      level: 'error',
+      msg: converged
+        ? `${BMH_ALLOW_PROVISIONED_HOST_MANAGEMENT_ANNOTATION} is ignored: the BareMetalHost also has ${BMH_REMOVE_AGENT_AND_NODE_ON_DELETE_ANNOTATION}`
+        : `${BMH_ALLOW_PROVISIONED_HOST_MANAGEMENT_ANNOTATION} is ignored: it needs the converged flow`,
+    });
+  }
+  const state = bmh.status?.provisioning?.state ?? '';
+  const stage = agent?.status?.progress?.currentStage;
+  const detach = converged ? state === 'provisioned' : stage !== undefined && DETACH_STAGES.has(stage);
+  if (detach && !unbindingPendingUserAction(agent)) {
+    draft.annotations[BMH_DETACHED_ANNOTATION] =
+      converged && removeOnDelete ? BMH_DETACHED_DELAY_DELETE_VALUE : BMH_ANNOTATION_OWNER_VALUE;
+    if (input.pauseProvisionedBmhs && bmh.status?.operationalStatus === 'detached') {
+      draft.annotations[BMH_STATUS_ANNOTATION] = JSON.stringify(bmh.status);
+      draft.annotations[BMH_PAUSED_ANNOTATION] = BMH_ANNOTATION_OWNER_VALUE;
+    }
+  }
+  if (
+    input.pauseProvisionedBmhs &&
+    state === '' &&
+    draft.annotations[BMH_PAUSED_ANNOTATION] !== undefined &&
+    draft.annotations[BMH_STATUS_ANNOTATION] !== undefined
+  ) {
+    // No provisioning state but a saved status: the BMH came to a new hub. Unpausing lets metal3
+    // restore its status from the annotation.
+    delete draft.annotations[BMH_PAUSED_ANNOTATION];
+  }
+}
+
+/**
+ * Image delivery. Converged: customDeploy once the PreprovisioningImage is ready. Non-converged:
+ * inspection and cleaning off, then the InfraEnv ISO as spec.image once it cooled down; an image on
+ * a host that is not ready/available is dropped first so metal3 deprovisions it. A detached host is
+ * left alone. "stop" ends the pass (nothing is done to the Agent this time).
+ */
+function planImageDelivery(input: BmhPlanInput, draft: Draft, plan: BmhPlan): Step {
+  const { bmh, infraEnv } = input;
+  if (!infraEnv) {
+    plan.waiting = 'InfraEnv not found';
+    return 'stop';
+  }
+  if (draft.annotations[BMH_DETACHED_ANNOTATION] !== undefined) return 'continue';
+  if (input.converged) {
+    const deploy = draft.spec.customDeploy as { method?: string } | undefined;
+    if (deploy?.method !== CUSTOM_DEPLOY_METHOD_ASSISTED) {
+      if (!input.ppiReady) {
+        plan.waiting = 'PreprovisioningImage not ready';
+        return 'stop';
+      }
+      draft.spec.customDeploy = { method: CUSTOM_DEPLOY_METHOD_ASSISTED };
+    }
+    return 'continue';
+  }
+  if (draft.annotations[BMH_INSPECT_ANNOTATION] === undefined)
+    draft.annotations[BMH_INSPECT_ANNOTATION] = BMH_INSPECT_DISABLED;
+  draft.spec.automatedCleaningMode = BMH_CLEANING_DISABLED;
+  const url = infraEnv.status?.isoDownloadURL;
+  if (!url) {
+    plan.waiting = 'InfraEnv has no ISO URL yet';
+    return 'stop';
+  }
+  if (bmh.spec.image?.url === url) return 'continue';
   const created = Date.parse(infraEnv.status?.createdTime ?? '');
   if (!Number.isNaN(created)) {
     const remaining = created + input.coolDownMs - input.now.getTime();
     if (remaining > 0) {
       plan.requeueAfterMs = remaining;
       plan.waiting = 'InfraEnv image cooling down';
-      return;
+      return 'stop';
     }
   }
   const state = bmh.status?.provisioning?.state ?? '';
   if (state !== 'ready' && state !== 'available' && bmh.spec.image) {
-    // A stale image on a host that is not idle: drop it first so the BMO deprovisions and the
-    // next pass boots the new one.
-    spec.image = null;
-    return;
+    // A stale image on a host that is not idle: drop it first so metal3 deprovisions and a later
+    // pass boots the new one. (A host with no image at all gets one in any state: metal3 uses it
+    // once the host is available.)
+    delete draft.spec.image;
+    plan.waiting = 'stale image removed; waiting for the host to become available';
+    return 'stop';
   }
-  spec.image = { url, diskFormat: BMH_IMAGE_DISK_FORMAT_LIVE_ISO };
-  spec.online = true;
+  draft.spec.image = { url, diskFormat: BMH_IMAGE_DISK_FORMAT_LIVE_ISO };
+  draft.spec.online = true;
+  return 'stop';
+}
+
+/** Non-converged: metal3 HardwareDetails from the Agent inventory unless metal3 inspected the host. */
+function planHardwareDetails(bmh: BareMetalHost, agent: Agent, draft: Draft): void {
+  if (draft.annotations[BMH_HARDWARE_DETAILS_ANNOTATION] !== undefined || bmh.status?.hardware?.hostname)
+    return;
+  const details = hardwareDetails(agent);
+  if (details) draft.annotations[BMH_HARDWARE_DETAILS_ANNOTATION] = JSON.stringify(details);
 }
 
 export interface AgentPlan {
@@ -147,8 +430,16 @@ export interface AgentPlan {
   error?: string;
 }
 
-/** The Agent spec and labels the BMH asks for (kubeapi.md §3.6 step 7). */
-export function planAgent(bmh: BareMetalHost, agent: Agent, infraEnv: InfraEnv | undefined): AgentPlan {
+/**
+ * The Agent spec and labels the BMH asks for (kubeapi.md §3.6 step 7). `fencingSecretRef` is the
+ * fencing Secret to reference (see fencingPlan), once it exists.
+ */
+export function planAgent(
+  bmh: BareMetalHost,
+  agent: Agent,
+  infraEnv: InfraEnv | undefined,
+  fencingSecretRef?: string,
+): AgentPlan {
   const ann = bmh.metadata.annotations ?? {};
   const spec: Record<string, unknown> = {};
   const labels: Record<string, string> = {};
@@ -190,11 +481,107 @@ export function planAgent(bmh: BareMetalHost, agent: Agent, infraEnv: InfraEnv |
   for (const [k, v] of Object.entries(prefixed(ann, BMH_AGENT_LABEL_ANNOTATION_PREFIX))) {
     if (agent.metadata.labels?.[k] !== v) labels[k] = v;
   }
+  if (fencingSecretRef !== undefined && agent.spec.fencingCredentialsSecretRef !== fencingSecretRef) {
+    spec.fencingCredentialsSecretRef = fencingSecretRef;
+  }
 
   const patch: NonNullable<AgentPlan['patch']> = {};
   if (Object.keys(labels).length) patch.metadata = { labels };
   if (Object.keys(spec).length) patch.spec = spec;
   return { patch: Object.keys(patch).length ? patch : undefined, ...(error ? { error } : {}) };
+}
+
+/**
+ * Fencing credentials for the Agent: the Secret named by the fencing-credentials-secret-name
+ * annotation, else (create-fencing-credentials-secret present) `<agent>-fencing-credentials`, which
+ * the controller generates from the BMC details first.
+ */
+export type FencingPlan = { kind: 'reference'; name: string } | { kind: 'generate'; name: string };
+
+export function fencingPlan(bmh: BareMetalHost, agent: Agent): FencingPlan | undefined {
+  const ann = bmh.metadata.annotations ?? {};
+  const named = ann[BMH_FENCING_CREDENTIALS_SECRET_NAME_ANNOTATION];
+  if (named !== undefined) return { kind: 'reference', name: named };
+  if (ann[BMH_CREATE_FENCING_CREDENTIALS_SECRET_ANNOTATION] === undefined) return undefined;
+  return { kind: 'generate', name: fencingSecretName(agent) };
+}
+
+export function fencingSecretName(agent: Agent): string {
+  return `${agent.metadata.name ?? ''}-fencing-credentials`;
+}
+
+export interface FencingSecret {
+  apiVersion: 'v1';
+  kind: 'Secret';
+  metadata: { name: string; namespace: string; labels: Record<string, string> };
+  type: 'Opaque';
+  /** base64, as the API stores it. */
+  data: Record<string, string>;
+}
+
+/**
+ * The generated fencing Secret (in the Agent's namespace, labelled for backup and for our cache)
+ * from the BMH's BMC details and its decoded BMC credentials Secret (undefined: not found).
+ */
+export function fencingSecret(
+  bmh: BareMetalHost,
+  agent: Agent,
+  bmcCredentials: Record<string, string> | undefined,
+): { secret: FencingSecret } | { error: string } {
+  const bmc = bmh.spec.bmc;
+  if (!bmc?.address || !bmc.credentialsName) {
+    return {
+      error:
+        'cannot generate fencing credentials: the BareMetalHost has no spec.bmc address and credentialsName',
+    };
+  }
+  const ref = `${bmh.metadata.namespace ?? ''}/${bmc.credentialsName}`;
+  if (!bmcCredentials)
+    return { error: `cannot generate fencing credentials: BMC credentials Secret ${ref} not found` };
+  const { username, password } = bmcCredentials;
+  if (!username || !password) {
+    return {
+      error: `cannot generate fencing credentials: BMC credentials Secret ${ref} lacks username or password`,
+    };
+  }
+  const plain = {
+    address: bmc.address,
+    username,
+    password,
+    certificateVerification: bmc.disableCertificateVerification ? 'Disabled' : 'Enabled',
+  };
+  return {
+    secret: {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: fencingSecretName(agent),
+        namespace: agent.metadata.namespace ?? '',
+        labels: { [BACKUP_LABEL]: 'true', [WATCH_LABEL]: 'true' },
+      },
+      type: 'Opaque',
+      data: Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+    },
+  };
+}
+
+/**
+ * Merge patch bringing an existing Secret to the wanted fencing data and labels (other keys and
+ * labels are kept); undefined when it already matches.
+ */
+export function fencingSecretPatch(
+  existing: { metadata: { labels?: Record<string, string> }; data?: Record<string, string> },
+  wanted: FencingSecret,
+): { metadata?: { labels: Record<string, string> }; data?: Record<string, string> } | undefined {
+  const labels: Record<string, string> = {};
+  for (const [k, v] of Object.entries(wanted.metadata.labels))
+    if (existing.metadata.labels?.[k] !== v) labels[k] = v;
+  const data: Record<string, string> = {};
+  for (const [k, v] of Object.entries(wanted.data)) if (existing.data?.[k] !== v) data[k] = v;
+  const patch: { metadata?: { labels: Record<string, string> }; data?: Record<string, string> } = {};
+  if (Object.keys(labels).length) patch.metadata = { labels };
+  if (Object.keys(data).length) patch.data = data;
+  return Object.keys(patch).length ? patch : undefined;
 }
 
 type ClusterRefResult =

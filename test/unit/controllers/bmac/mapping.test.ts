@@ -93,7 +93,14 @@ describe('pickAgentForMac', () => {
 
 describe('planBmh (non-converged)', () => {
   const now = new Date('2025-01-01T00:10:00Z');
-  const base = { agent: undefined, converged: false, ppiReady: false, now, coolDownMs: 60_000 };
+  const base = {
+    agent: undefined,
+    converged: false,
+    ppiReady: false,
+    pauseProvisionedBmhs: true,
+    now,
+    coolDownMs: 60_000,
+  };
 
   it('sets the image, online, cleaning, inspection and backup label once cooled down', () => {
     const plan = planBmh({ ...base, bmh: bmh(), infraEnv: infraEnv(120_000, now) });
@@ -102,6 +109,7 @@ describe('planBmh (non-converged)', () => {
       metadata: {
         labels: { 'cluster.open-cluster-management.io/backup': 'true' },
         annotations: { 'inspect.metal3.io': 'disabled' },
+        finalizers: ['bmac.agent-install.openshift.io/deprovision'],
       },
       spec: {
         automatedCleaningMode: 'disabled',
@@ -130,6 +138,7 @@ describe('planBmh (non-converged)', () => {
       ...synced.metadata.labels,
       'cluster.open-cluster-management.io/backup': 'true',
     };
+    synced.metadata.finalizers = ['bmac.agent-install.openshift.io/deprovision'];
     expect(planBmh({ ...base, bmh: synced, infraEnv: infraEnv(120_000, now) }).patch).toBeUndefined();
   });
 
