@@ -26,7 +26,8 @@ export const operatorSettings = {
     env: 'SERVICE_BASE_URL',
     schema: url,
     default: undefined,
-    source: 'assisted-service SERVICE_BASE_URL; defaults to http://<api-bind-host>:<api-port>',
+    source:
+      'assisted-service SERVICE_BASE_URL; when unset, the address of the Route, Ingress or Service named below (docs/operations.md), else http://<api-bind-host>:<api-port>',
     description: 'Base URL hosts use to reach the REST API (written into the discovery image and status).',
   },
   imageServiceBaseUrl: {
@@ -34,8 +35,35 @@ export const operatorSettings = {
     env: 'IMAGE_SERVICE_BASE_URL',
     schema: url,
     default: undefined,
-    source: 'assisted-service IMAGE_SERVICE_BASE_URL; defaults to the service base URL (one server here)',
+    source: 'assisted-service IMAGE_SERVICE_BASE_URL; when unset, the service base URL (one server here)',
     description: 'Base URL of the image service (ISO, iPXE, boot artifacts).',
+  },
+  apiRouteName: {
+    flag: 'api-route-name',
+    env: 'API_ROUTE_NAME',
+    schema: z.string().min(1),
+    default: 'agent-install-operator-api',
+    source: 'config/openshift/route.yaml',
+    description:
+      'OpenShift Route (operator namespace) whose host is the base URL when SERVICE_BASE_URL is unset; first choice.',
+  },
+  apiIngressName: {
+    flag: 'api-ingress-name',
+    env: 'API_INGRESS_NAME',
+    schema: z.string().min(1),
+    default: 'agent-install-operator-api',
+    source: 'config/ingress/ingress.yaml',
+    description:
+      'Ingress (operator namespace) whose first host is the base URL when there is no usable Route.',
+  },
+  apiServiceName: {
+    flag: 'api-service-name',
+    env: 'API_SERVICE_NAME',
+    schema: z.string().min(1),
+    default: 'agent-install-operator-api',
+    source: 'config/manager/service.yaml',
+    description:
+      'Service (operator namespace) in front of the REST API; its load-balancer address, else its cluster DNS name, is the base URL when there is no usable Route or Ingress.',
   },
   apiBindHost: {
     flag: 'api-bind-host',
@@ -137,8 +165,13 @@ export const operatorSettings = {
 } satisfies Record<string, Setting>;
 
 export type OperatorSettings = {
-  serviceBaseUrl: string;
-  imageServiceBaseUrl: string;
+  /** Set explicitly (flag or environment); undefined: discovered, see src/operator/external-url.ts. */
+  serviceBaseUrl: string | undefined;
+  /** Set explicitly; undefined: the service base URL. */
+  imageServiceBaseUrl: string | undefined;
+  apiRouteName: string;
+  apiIngressName: string;
+  apiServiceName: string;
   apiBindHost: string;
   apiPort: number;
   webhookPort: number;
@@ -165,10 +198,16 @@ export function loadOperatorConfig(
   const runtime = loadRuntimeConfig(argv, env);
   const { values: out, problems } = loadSettings(operatorSettings, argv, env, { firstIssueOnly: true });
   if (problems.length) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
-  const host = out.apiBindHost === '0.0.0.0' ? '127.0.0.1' : String(out.apiBindHost);
-  out.serviceBaseUrl ??= `http://${host}:${out.apiPort}`;
-  out.imageServiceBaseUrl ??= out.serviceBaseUrl;
   return { runtime, operator: out as OperatorSettings };
+}
+
+/**
+ * The base URL when none is set or discovered: the REST server's own address (loopback when it
+ * listens on every interface), right for a local run and for hosts on the same machine.
+ */
+export function listenBaseUrl(settings: Pick<OperatorSettings, 'apiBindHost' | 'apiPort'>): string {
+  const host = settings.apiBindHost === '0.0.0.0' ? '127.0.0.1' : settings.apiBindHost;
+  return `http://${host}:${settings.apiPort}`;
 }
 
 export function describeOperatorConfig(): string {

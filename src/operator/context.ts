@@ -15,7 +15,8 @@ import type {
 } from '../api/index.ts';
 import { WATCH_LABEL } from '../api/index.ts';
 import type { Informer, KubeClient, KubeObject, Manager, ResourceCacheOptions } from '../runtime/index.ts';
-import type { OperatorSettings } from './config.ts';
+import { ServiceUrlState, type ServiceUrls, type UrlsListener } from './base-urls.ts';
+import { listenBaseUrl, type OperatorSettings } from './config.ts';
 import { HostFactsStore } from './facts.ts';
 import {
   ACI_BY_CLUSTER_INDEX,
@@ -82,11 +83,7 @@ export interface OperatorInformers {
   configMaps: Informer<KubeObject & { data?: Record<string, string> }>;
 }
 
-/** Base URLs hosts use; fixed once the REST server listens (port 0 picks one). */
-export interface ServiceUrls {
-  serviceBaseUrl: string;
-  imageServiceBaseUrl: string;
-}
+export type { ServiceUrls } from './base-urls.ts';
 
 export class OperatorContext {
   readonly mgr: Manager;
@@ -98,7 +95,11 @@ export class OperatorContext {
   readonly bus = new EnqueueBus();
   /** Namespace the operator runs in (its Secrets and Lease live there). */
   readonly namespace: string;
-  urls: ServiceUrls;
+  /**
+   * Where the base URLs come from (settings, the discovered Route/Ingress/Service, the listen
+   * address); the REST server and base-url-discovery.ts update it.
+   */
+  readonly urlState: ServiceUrlState;
   /** Injectable clock, so tests can move time. */
   now: () => Date = () => new Date();
 
@@ -108,10 +109,12 @@ export class OperatorContext {
     this.logger = init.mgr.logger;
     this.settings = init.settings;
     this.namespace = init.namespace;
-    this.urls = {
-      serviceBaseUrl: init.settings.serviceBaseUrl,
-      imageServiceBaseUrl: init.settings.imageServiceBaseUrl,
-    };
+    this.urlState = new ServiceUrlState({
+      service: init.settings.serviceBaseUrl,
+      image: init.settings.imageServiceBaseUrl,
+      discovered: undefined,
+      listen: listenBaseUrl(init.settings),
+    });
     const inf = <T extends KubeObject>(r: Parameters<Manager['informer']>[0]) => init.mgr.informer<T>(r);
     this.informers = {
       agents: inf<Agent>(AGENT),
@@ -133,6 +136,19 @@ export class OperatorContext {
     infraEnvs.store.addIndex(INFRAENV_BY_CLUSTER_INDEX, infraEnvByCluster);
     agentClusterInstalls.store.addIndex(ACI_BY_CLUSTER_INDEX, aciByCluster);
     clusterDeployments.store.addIndex(UID_INDEX, indexByUid);
+  }
+
+  /** Base URLs hosts use, as of now: read them at use, they follow the discovered address. */
+  get urls(): ServiceUrls {
+    return this.urlState.current;
+  }
+
+  /**
+   * Called whenever the base URLs change, so the controllers that write them into status
+   * re-reconcile; never called when they stay the same.
+   */
+  onUrlsChange(listener: UrlsListener): void {
+    this.urlState.onChange(listener);
   }
 
   infraEnvById(id: string): InfraEnv | undefined {

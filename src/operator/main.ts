@@ -10,6 +10,7 @@ import { registerControllers } from '../controllers/index.ts';
 import { Manager } from '../runtime/index.ts';
 import { clusterDeploymentGetter } from '../webhooks/kube.ts';
 import { startWebhookServer, type WebhookServer } from '../webhooks/server.ts';
+import { BaseUrlDiscovery, baseUrlCacheOptions } from './base-url-discovery.ts';
 import type { OperatorConfig } from './config.ts';
 import { OperatorContext, operatorCacheOptions } from './context.ts';
 
@@ -54,17 +55,17 @@ export async function startOperator(
 ): Promise<RunningOperator> {
   const logger = opts.logger ?? pino({ level: config.runtime.logLevel });
   const kubeConfig = opts.kubeConfig ?? loadKubeConfig(config.runtime.kubeconfig);
+  const namespace = config.runtime.leaderElectionNamespace;
   const mgr = Manager.fromConfig(config.runtime, {
     kubeConfig,
     logger,
-    cacheByResource: operatorCacheOptions(),
+    cacheByResource: [...operatorCacheOptions(), ...baseUrlCacheOptions(config.operator, namespace)],
   });
-  const ctx = new OperatorContext({
-    mgr,
-    settings: config.operator,
-    namespace: config.runtime.leaderElectionNamespace,
-  });
+  const ctx = new OperatorContext({ mgr, settings: config.operator, namespace });
   registerControllers(ctx);
+  // Before the manager starts, so its first cache sync includes the Route/Ingress/Service.
+  const baseUrls = new BaseUrlDiscovery(ctx, { routeCheckIntervalMs: config.runtime.discoveryIntervalMs });
+  await baseUrls.start();
   const uninstall = opts.installSignalHandlers ? mgr.installProcessHandlers() : undefined;
   logger.info(
     { server: kubeConfig.getCurrentCluster()?.server, namespace: ctx.namespace },
@@ -82,6 +83,7 @@ export async function startOperator(
       webhookServer = await startWebhooks(ctx, config.operator.webhookPort, config.operator.webhookCertDir);
     }
   } catch (err) {
+    baseUrls.stop();
     await hostServer?.close();
     await mgr.stop();
     uninstall?.();
@@ -95,10 +97,12 @@ export async function startOperator(
     hostServer,
     webhookServer,
     done: done.finally(async () => {
+      baseUrls.stop();
       await closeServers();
       uninstall?.();
     }),
     stop: async () => {
+      baseUrls.stop();
       await mgr.stop();
       await closeServers();
     },

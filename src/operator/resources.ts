@@ -57,3 +57,28 @@ export const EVENT: ApiResource = {
   plural: 'events',
   namespaced: true,
 };
+
+// Where hosts reach the REST API (src/operator/base-url-discovery.ts): the operator's own Route,
+// Ingress or Service, watched by name in the operator namespace.
+export const SERVICE: ApiResource = {
+  group: '',
+  version: 'v1',
+  kind: 'Service',
+  plural: 'services',
+  namespaced: true,
+};
+export const INGRESS: ApiResource = {
+  group: 'networking.k8s.io',
+  version: 'v1',
+  kind: 'Ingress',
+  plural: 'ingresses',
+  namespaced: true,
+};
+/** OpenShift only; watched only while route.openshift.io/v1 is served. */
+export const ROUTE: ApiResource = {
+  group: 'route.openshift.io',
+  version: 'v1',
+  kind: 'Route',
+  plural: 'routes',
+  namespaced: true,
+};

@@ -14,7 +14,10 @@ export const OPERATOR_NAMESPACE = 'agent-install-operator';
 export const SERVICE_ACCOUNT_NAME = 'agent-install-operator';
 /** ClusterRole + ClusterRoleBinding name. */
 export const CLUSTER_ROLE_NAME = 'agent-install-operator';
-/** Role + RoleBinding (in the operator namespace) name. */
+/**
+ * Role + RoleBinding (in the operator namespace) name. Named for its first rule (the Lease); it also
+ * lets the operator watch its own Service, Ingress and Route.
+ */
 export const NAMESPACE_ROLE_NAME = 'agent-install-operator-leader-election';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
@@ -232,6 +235,33 @@ export const RULES: readonly RbacRule[] = [
     usedBy: [
       'src/runtime/events.ts:EventRecorder (create; merge patch of an aggregated Event)',
       'src/controllers/events.ts:OperatorEvents (create; list for GET /v2/events)',
+    ],
+  },
+  {
+    scope: 'namespace',
+    apiGroup: '',
+    resources: ['services'],
+    verbs: ['list', 'watch'],
+    usedBy: [
+      'src/operator/base-url-discovery.ts:BaseUrlDiscovery (informer on the API Service, by name: list+watch)',
+    ],
+  },
+  {
+    scope: 'namespace',
+    apiGroup: 'networking.k8s.io',
+    resources: ['ingresses'],
+    verbs: ['list', 'watch'],
+    usedBy: [
+      'src/operator/base-url-discovery.ts:BaseUrlDiscovery (informer on the API Ingress, by name: list+watch)',
+    ],
+  },
+  {
+    scope: 'namespace',
+    apiGroup: 'route.openshift.io',
+    resources: ['routes'],
+    verbs: ['list', 'watch'],
+    usedBy: [
+      'src/operator/base-url-discovery.ts:BaseUrlDiscovery (informer on the API Route, by name, where Routes are served: list+watch)',
     ],
   },
   {

@@ -2,7 +2,7 @@
 // on changes of their InfraEnv (auto-approval, requirements), of the ClusterDeployment and
 // AgentClusterInstall they are bound to or asked to bind to (cluster state drives the host state
 // machine), of Secrets they reference, and on demand through the bus ('agent': step replies,
-// check-ins after a disconnection, sibling changes). Every Agent change enqueues its
+// check-ins after a disconnection, sibling changes), and when the base URLs change. Every Agent change enqueues its
 // ClusterDeployment (level-triggered in both directions, docs/design/records.md).
 
 import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '../../api/index.ts';
@@ -73,6 +73,10 @@ export function register(ctx: OperatorContext): void {
     )
     .complete((req, rctx) => reconcileAgent(ctx, deps, req, rctx));
   ctx.bus.register('agent', (key) => controller.enqueue(key));
+  // debugInfo.eventsURL and logsURL name the service base URL.
+  ctx.onUrlsChange(() => {
+    for (const a of ctx.informers.agents.store.list()) controller.enqueue(objectKey(a));
+  });
   const enqueueClusters = (...agents: Agent[]) => {
     const keys = new Set(agents.flatMap((a) => clusterDeploymentKeysOf(ctx, a)));
     for (const k of keys) ctx.bus.enqueue('clusterdeployment', k);

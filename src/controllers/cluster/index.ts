@@ -6,7 +6,7 @@
 // Wakes on: its ClusterDeployment; AgentClusterInstalls (by clusterDeploymentRef and by the CDs
 // that name them); Agents (by spec.clusterDeploymentName, every change: level-triggered);
 // ClusterImageSets, pull/CA Secrets and manifests/mirror ConfigMaps the ACI references; the enqueue
-// bus ('clusterdeployment'); and the end of a preparation job.
+// bus ('clusterdeployment'); the end of a preparation job; and a change of the base URLs.
 
 import type { ArtifactGenerator } from '../../core/artifacts/index.ts';
 import { optionsFromEnv, type StateMachineOptions } from '../../core/statemachine/index.ts';
@@ -92,6 +92,12 @@ export function registerClusterControllers(
     .complete((req) => reconcileClusterDeployment(ctx, deps, req));
   const cds = cdController;
   ctx.bus.register('clusterdeployment', (key) => cds.enqueue(key));
+  // The ACI's debugInfo.eventsURL and logsURL name the service base URL.
+  ctx.onUrlsChange(() => {
+    for (const cd of ctx.informers.clusterDeployments.store.list()) {
+      cds.enqueue(keyOf(cd.metadata.namespace, cd.metadata.name ?? ''));
+    }
+  });
 
   const aciController = ctx.mgr
     .controller('agentclusterinstall')

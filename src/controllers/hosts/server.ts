@@ -49,10 +49,13 @@ export async function startHostServer(ctx: OperatorContext): Promise<HostServer>
   const address = await server.listen(ctx.settings.apiPort, ctx.settings.apiBindHost);
   if (ctx.settings.apiPort === 0) {
     const host = ctx.settings.apiBindHost === '0.0.0.0' ? '127.0.0.1' : ctx.settings.apiBindHost;
-    ctx.urls = {
-      serviceBaseUrl: urlWithPort(ctx.urls.serviceBaseUrl, host, address.port),
-      imageServiceBaseUrl: urlWithPort(ctx.urls.imageServiceBaseUrl, host, address.port),
-    };
+    const bound = (url: string | undefined) => url && urlWithPort(url, host, address.port);
+    const { service, image, listen } = ctx.urlState.sources;
+    ctx.urlState.update({
+      service: bound(service),
+      image: bound(image),
+      listen: urlWithPort(listen, host, address.port),
+    });
   }
   ctx.logger.info({ port: address.port, urls: ctx.urls }, 'host API listening');
   return { port: address.port, auth, server, close: () => server.close() };

@@ -7,7 +7,8 @@
 // Watches: the InfraEnv (spec or deletion changes), the NMStateConfigs its selector picks, its
 // pull Secret and mirror ConfigMap (watch-labelled ones), the ClusterDeployment and
 // AgentClusterInstall it is bound to, the AgentServiceConfig (through the service config store),
-// the enqueue bus ('infraenv') and the moment local authentication becomes available.
+// the enqueue bus ('infraenv'), the moment local authentication becomes available, and a change of
+// the base URLs (ctx.onUrlsChange).
 import type { AgentClusterInstall, ClusterDeployment, InfraEnv, NMStateConfig } from '../../api/index.ts';
 import { INFRAENV_FINALIZER } from '../../api/index.ts';
 import type { OperatorContext } from '../../operator/context.ts';
@@ -123,6 +124,8 @@ export function register(ctx: OperatorContext): void {
   };
   services.onAuth(enqueueAll);
   config.onChange(enqueueAll);
+  // isoDownloadURL, bootArtifacts, debugInfo and the image digest name the base URLs.
+  ctx.onUrlsChange(enqueueAll);
 }
 
 /** Builds the ignition (and static network files) once, so their errors reach the condition. */

@@ -42,6 +42,9 @@ describe('RBAC rules', () => {
       'cluster core secrets: get,list,watch,create,patch',
       'cluster core configmaps: get,list,watch,patch',
       'cluster core events: list,create,patch',
+      'namespace core services: list,watch',
+      'namespace networking.k8s.io ingresses: list,watch',
+      'namespace route.openshift.io routes: list,watch',
       'namespace coordination.k8s.io leases: get,create,update',
     ]);
   });
