@@ -17,7 +17,7 @@ import type { BareMetalHost, PreprovisioningImage } from '../api/index.ts';
 import { INFRAENV_LABEL } from '../api/index.ts';
 import { BARE_METAL_HOST, PREPROVISIONING_IMAGE } from '../operator/resources.ts';
 import { isAlreadyExists, isNotFound, type KubeClient } from '../runtime/index.ts';
-import { type BootOptions, boot, type DiscoveryConfig } from './boot.ts';
+import { type BootOptions, type BootResult, boot, type DiscoveryConfig } from './boot.ts';
 import { SimHost } from './host.ts';
 import { Limiter, sleep } from './http.ts';
 import type { InstallPace } from './install-task.ts';
@@ -58,6 +58,7 @@ export interface Metal3Event {
 interface PoweredMachine {
   host: SimHost;
   imageUrl: string;
+  media: BootResult;
   abort: AbortController;
 }
 
@@ -86,6 +87,11 @@ export class SimMetal3 {
   /** The running simulated host of a BMH, if powered on. */
   hostOf(bmhName: string): SimHost | undefined {
     return this.powered.get(bmhName)?.host;
+  }
+
+  /** What the powered-on machine of a BMH booted (its discovery ignition included). */
+  mediaOf(bmhName: string): BootResult | undefined {
+    return this.powered.get(bmhName)?.media;
   }
 
   start(): this {
@@ -277,7 +283,7 @@ export class SimMetal3 {
       stats: this.stats,
       onEvent: (ev) => this.opts.onEvent?.(ev),
     });
-    this.powered.set(name, { host, imageUrl: url, abort });
+    this.powered.set(name, { host, imageUrl: url, media, abort });
     host.start(this.scheduler);
     this.emit(name, 'boot', url);
   }

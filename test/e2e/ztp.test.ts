@@ -27,6 +27,7 @@ import {
   SECRET,
 } from '../../src/operator/resources.ts';
 import type { KubeClient } from '../../src/runtime/index.ts';
+import { ignitionFile } from '../../src/sim/boot.ts';
 import { type ProfileName, SimMetal3, type SimulatedMachine, simulatedMachine } from '../../src/sim/index.ts';
 import { eventually, newNamespace, uniqueName } from '../harness/env.ts';
 import { buildTestIso } from '../harness/iso.ts';
@@ -37,6 +38,8 @@ import { serveFile, setTestOsImage } from '../integration/infraenv/fixtures.ts';
 const OS_IMAGE = { cpuArchitecture: 'x86_64', openshiftVersion: '4.17', version: '417.94.202501010000-0' };
 const RELEASE_IMAGE = 'quay.io/openshift-release-dev/ocp-release:4.17.3-x86_64';
 const PULL_SECRET = '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}';
+const IRONIC_V4 = 'https://10.0.0.5:6385';
+const IRONIC_V6 = 'https://[fd00:5::5]:6385';
 const SSH_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemo demo@example.com';
 
 let isoDir: string;
@@ -70,7 +73,8 @@ async function startEnv(converged: boolean, profiles: ProfileName[]): Promise<En
     settings: { allowConvergedFlow: converged },
     env: {
       BMAC_IMAGE_COOLDOWN_MS: '200',
-      ...(converged ? { IRONIC_BASE_URL: 'https://ironic.example:6385' } : {}),
+      // A dual-stack hub, IPv6 primary: a spoke on IPv4 networks must get the IPv4 callback URL.
+      ...(converged ? { IRONIC_BASE_URL: `${IRONIC_V6},${IRONIC_V4}` } : {}),
     },
   });
   const client = op.ctx.client;
@@ -333,6 +337,11 @@ describe('ZTP, converged (BMH boots the PreprovisioningImage)', () => {
     await waitInstalled(env, name);
 
     for (const machine of env.machines) {
+      // The machine booted an image with the ironic agent, calling back over the spoke's family.
+      const ign = env.metal3.mediaOf(machine.hostname)?.ignition;
+      const conf = ign ? ignitionFile(ign, '/etc/ironic-python-agent.conf') : undefined;
+      expect(conf).toContain(`api_url = ${IRONIC_V4}`);
+      expect(conf).not.toContain('fd00:5::5');
       const ppi = await env.client.get<PreprovisioningImage>(PREPROVISIONING_IMAGE, machine.hostname, env.ns);
       expect(ppi.status?.format).toBe('iso');
       expect(cond(ppi, 'Ready')).toMatchObject({ status: 'True', reason: 'InfraEnvAvailable' });
