@@ -13,6 +13,7 @@ import { startWebhookServer, type WebhookServer } from '../webhooks/server.ts';
 import { BaseUrlDiscovery, baseUrlCacheOptions } from './base-url-discovery.ts';
 import type { OperatorConfig } from './config.ts';
 import { OperatorContext, operatorCacheOptions } from './context.ts';
+import { closeSpokeClients } from './spoke.ts';
 
 export interface RunningOperator {
   ctx: OperatorContext;
@@ -90,7 +91,7 @@ export async function startOperator(
     throw err;
   }
   const closeServers = async () => {
-    await Promise.allSettled([hostServer.close(), webhookServer?.close()]);
+    await Promise.allSettled([hostServer.close(), webhookServer?.close(), closeSpokeClients(ctx)]);
   };
   return {
     ctx,

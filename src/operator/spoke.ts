@@ -1,0 +1,97 @@
+// Clients for installed ("spoke") clusters, from the admin kubeconfig Secret the ClusterDeployment
+// names (`spec.clusterMetadata.adminKubeconfigSecretRef`, key `kubeconfig`; our own
+// `<cd>-admin-kubeconfig` otherwise). Spoke-side work — day-2 CSR approval and node labels, Node
+// cleanup on unbind, the BMAC's MCS CA and spoke BMH/Machine, node drain — goes through here.
+//
+// One client per (Secret, resourceVersion): a rotated kubeconfig gets a new client, and the old one
+// is closed. Spoke requests are few per reconcile, so a low QPS keeps a fleet of unreachable
+// spokes from tying up the event loop, and a short timeout keeps reconciles from hanging on them.
+import { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterDeployment } from '../api/index.ts';
+import { KubeClient } from '../runtime/index.ts';
+import type { OperatorContext } from './context.ts';
+import type { DataObject } from './referenced.ts';
+import { readSecret } from './referenced.ts';
+
+export const SPOKE_KUBECONFIG_KEY = 'kubeconfig';
+const SPOKE_REQUEST_TIMEOUT_MS = 20_000;
+
+export type SpokeClientResult =
+  | { ok: true; client: KubeClient; secret: string }
+  | { ok: false; reason: 'not-installed' | 'secret-not-found' | 'invalid-kubeconfig'; message: string };
+
+interface CachedClient {
+  resourceVersion: string;
+  client: KubeClient;
+}
+
+const clients = new WeakMap<OperatorContext, Map<string, CachedClient>>();
+
+/** Name of the admin kubeconfig Secret of a ClusterDeployment. */
+export function spokeKubeconfigSecretName(cd: ClusterDeployment): string {
+  return cd.spec.clusterMetadata?.adminKubeconfigSecretRef?.name || `${cd.metadata.name}-admin-kubeconfig`;
+}
+
+/** Parses a kubeconfig document; throws with a readable message when it is unusable. */
+export function parseSpokeKubeconfig(text: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromString(text);
+  const cluster = kc.getCurrentCluster();
+  if (!cluster?.server) throw new Error('the kubeconfig has no current cluster with a server URL');
+  return kc;
+}
+
+/**
+ * A client for the spoke of an installed ClusterDeployment, or why there is none. Errors are values:
+ * callers put them in a log line, event or condition and retry later.
+ */
+export async function spokeClient(ctx: OperatorContext, cd: ClusterDeployment): Promise<SpokeClientResult> {
+  const ns = cd.metadata.namespace ?? '';
+  const name = spokeKubeconfigSecretName(cd);
+  const data = await readSecret(ctx, ns, name);
+  const text = data?.[SPOKE_KUBECONFIG_KEY];
+  if (!text) {
+    return {
+      ok: false,
+      reason: 'secret-not-found',
+      message: data
+        ? `Secret ${ns}/${name} has no ${SPOKE_KUBECONFIG_KEY} key`
+        : `Secret ${ns}/${name} with the spoke kubeconfig was not found`,
+    };
+  }
+  const secret = ctx.informers.secrets.get(ns, name) as DataObject | undefined;
+  const resourceVersion = secret?.metadata.resourceVersion ?? text;
+  let perCtx = clients.get(ctx);
+  if (!perCtx) clients.set(ctx, (perCtx = new Map()));
+  const key = `${ns}/${name}`;
+  const cached = perCtx.get(key);
+  if (cached?.resourceVersion === resourceVersion) return { ok: true, client: cached.client, secret: key };
+  let kubeConfig: KubeConfig;
+  try {
+    kubeConfig = parseSpokeKubeconfig(text);
+  } catch (err) {
+    return {
+      ok: false,
+      reason: 'invalid-kubeconfig',
+      message: `Secret ${key}: invalid kubeconfig: ${(err as Error).message}`,
+    };
+  }
+  if (cached) void cached.client.close().catch(() => {});
+  const client = new KubeClient({
+    kubeConfig,
+    qps: 5,
+    burst: 10,
+    requestTimeoutMs: SPOKE_REQUEST_TIMEOUT_MS,
+    userAgent: 'agent-install-operator/spoke',
+  });
+  perCtx.set(key, { resourceVersion, client });
+  return { ok: true, client, secret: key };
+}
+
+/** Closes every spoke client of an operator (on shutdown). */
+export async function closeSpokeClients(ctx: OperatorContext): Promise<void> {
+  const perCtx = clients.get(ctx);
+  if (!perCtx) return;
+  clients.delete(ctx);
+  await Promise.all([...perCtx.values()].map((c) => c.client.close().catch(() => {})));
+}
