@@ -2,7 +2,7 @@
 // output goes through the injected streams so tests can capture it.
 
 import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -194,13 +194,69 @@ async function logs(args: readonly string[], io: CliIo): Promise<number> {
       return EXIT_CODES.error;
     }
     const file = values.output ?? `${name}-logs.tar`;
-    const resp = await fetch(url);
-    if (!resp.ok || !resp.body)
-      throw new Error(`GET logs: HTTP ${resp.status} ${await resp.text().catch(() => '')}`);
-    await pipeline(Readable.fromWeb(resp.body), createWriteStream(file));
+    await download(url, file);
     io.out(`wrote ${file}\n`);
     return EXIT_CODES.success;
   });
+}
+
+/** The URL without its query: the signed `api_key` in it opens the logs, so it is not printed. */
+function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return '<invalid URL>';
+  }
+}
+
+/** The innermost reason of a failed fetch ("fetch failed" alone says nothing), e.g. ECONNREFUSED. */
+function rootCause(err: unknown): string {
+  let e = err;
+  while (e instanceof Error && e.cause !== undefined) e = e.cause;
+  const code = (e as { code?: unknown }).code;
+  const text = errorMessage(e);
+  return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
+}
+
+/** The service's `reason` from an error body, else the body's first line, kept short. */
+async function errorReason(resp: Response): Promise<string> {
+  const text = (await resp.text().catch(() => '')).trim();
+  let reason = text;
+  try {
+    const parsed = JSON.parse(text) as { reason?: unknown };
+    if (typeof parsed.reason === 'string') reason = parsed.reason;
+  } catch {}
+  reason = reason.split('\n')[0] ?? '';
+  return reason.length > 300 ? `${reason.slice(0, 300)}…` : reason;
+}
+
+/**
+ * Streams `url` into `file` through `file.part`, renamed when complete: a failed or cut-off download
+ * leaves no file that looks like a good archive.
+ */
+async function download(url: string, file: string): Promise<void> {
+  const where = shownUrl(url);
+  let resp: Response;
+  try {
+    resp = await fetch(url);
+  } catch (err) {
+    throw new Error(`cannot reach ${where}: ${rootCause(err)}`);
+  }
+  if (!resp.ok || !resp.body) {
+    const reason = await errorReason(resp);
+    throw new Error(
+      `downloading logs from ${where} failed: HTTP ${resp.status}${reason ? ` ${reason}` : ''}`,
+    );
+  }
+  const part = `${file}.part`;
+  try {
+    await pipeline(Readable.fromWeb(resp.body), createWriteStream(part));
+    await rename(part, file);
+  } catch (err) {
+    await rm(part, { force: true });
+    throw new Error(`downloading logs from ${where} failed: ${rootCause(err)}`);
+  }
 }
 
 async function manifests(args: readonly string[], io: CliIo): Promise<number> {
