@@ -130,6 +130,41 @@ export const operatorSettings = {
     description:
       'Pause BareMetalHosts that metal3 reports detached and keep their status in the baremetalhost.metal3.io/status annotation (so a hub can hand them to another).',
   },
+  ironicBaseUrl: {
+    flag: 'ironic-base-url',
+    env: 'IRONIC_BASE_URL',
+    schema: z.string(),
+    default: '',
+    source:
+      'assisted-service reads it from the hub metal3-image-customization-config Secret or the Provisioning CR; here it is set',
+    description:
+      'Ironic API URL(s) the ironic agent in converged-flow images calls back to; two URLs of different IP families (primary first) make a dual-stack hub. Required for the converged flow.',
+  },
+  ironicInspectorBaseUrl: {
+    flag: 'ironic-inspector-base-url',
+    env: 'IRONIC_INSPECTOR_BASE_URL',
+    schema: z.string(),
+    default: '',
+    source: 'assisted-service IRONIC_INSPECTOR_BASE_URL (optional)',
+    description: 'Ironic inspector URL(s); empty: the ironic URL.',
+  },
+  ironicAgentImage: {
+    flag: 'ironic-agent-image',
+    env: 'IRONIC_AGENT_IMAGE',
+    schema: z.string(),
+    default: '',
+    source: "assisted-service IRONIC_AGENT_IMAGE; empty: upstream's last-resort x86_64 image",
+    description:
+      'Ironic agent image for x86_64 infra-envs (the InfraEnv annotation ironic-agent-image-override wins).',
+  },
+  ironicAgentImageArm: {
+    flag: 'ironic-agent-image-arm',
+    env: 'IRONIC_AGENT_IMAGE_ARM',
+    schema: z.string(),
+    default: '',
+    source: "assisted-service IRONIC_AGENT_IMAGE_ARM; empty: upstream's last-resort arm64 image",
+    description: 'Ironic agent image for arm64 infra-envs.',
+  },
   agentImage: {
     flag: 'agent-image',
     env: 'AGENT_DOCKER_IMAGE',
@@ -180,6 +215,10 @@ export type OperatorSettings = {
   authKeysSecretName: string;
   allowConvergedFlow: boolean;
   pauseProvisionedBmhs: boolean;
+  ironicBaseUrl: string;
+  ironicInspectorBaseUrl: string;
+  ironicAgentImage: string;
+  ironicAgentImageArm: string;
   agentImage: string;
   installerImage: string;
   controllerImage: string;

@@ -18,14 +18,7 @@ import { BARE_METAL_HOST, INFRA_ENV, PREPROVISIONING_IMAGE } from '../../operato
 import { isNotFound, keyOf, objectKey, removeFinalizer, updateStatus } from '../../runtime/index.ts';
 import { normalizeArch } from '../agentserviceconfig/os-images.ts';
 import { bareMetalHosts, imageCoolDownMs, preprovisioningImages } from '../bmac/index.ts';
-import {
-  boundClusterFamilies,
-  ironicAgentEnabled,
-  ironicAgentOptions,
-  ironicSettingsFromEnv,
-  ironicSettingsOf,
-  setIronicSettings,
-} from './ironic.ts';
+import { boundClusterFamilies, ironicAgentEnabled, ironicAgentOptions, ironicSettingsOf } from './ironic.ts';
 import { chosenFormat, ppiStatus } from './status.ts';
 
 /** The owning BMH's name (ownerReference of kind BareMetalHost). */
@@ -34,7 +27,6 @@ function ownerBmhName(ppi: PreprovisioningImage): string | undefined {
 }
 
 export function register(ctx: OperatorContext): void {
-  setIronicSettings(ctx, ironicSettingsFromEnv());
   if (!ctx.settings.allowConvergedFlow) return;
   const coolDownMs = imageCoolDownMs();
   const log = ctx.logger.child({ controller: 'preprovisioningimage' });

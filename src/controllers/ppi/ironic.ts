@@ -4,7 +4,7 @@
 // is part of the image digest) through `ironicOverrideFor`.
 //
 // Where upstream finds the ironic URLs and image (hub ICC Secret, Provisioning CR, hub
-// ClusterVersion release, ClusterImageSets) this operator reads the environment:
+// ClusterVersion release, ClusterImageSets) this operator takes settings:
 //   IRONIC_BASE_URL (required for the converged flow), IRONIC_INSPECTOR_BASE_URL (optional),
 //   IRONIC_AGENT_IMAGE / IRONIC_AGENT_IMAGE_ARM (defaults: upstream's last-resort images).
 // The InfraEnv annotation `ironic-agent-image-override` still wins over the image defaults. The
@@ -37,24 +37,15 @@ export interface IronicSettings {
   defaultImageArm: string;
 }
 
-export function ironicSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): IronicSettings {
-  return {
-    ironicBaseUrl: env.IRONIC_BASE_URL ?? '',
-    ironicInspectorBaseUrl: env.IRONIC_INSPECTOR_BASE_URL ?? '',
-    defaultImage: env.IRONIC_AGENT_IMAGE || DEFAULT_IRONIC_AGENT_IMAGE,
-    defaultImageArm: env.IRONIC_AGENT_IMAGE_ARM || DEFAULT_IRONIC_AGENT_IMAGE_ARM,
-  };
-}
-
-// Per operator (tests run several in one process), captured when the PPI controller registers.
-const byContext = new WeakMap<OperatorContext, IronicSettings>();
-
-export function setIronicSettings(ctx: OperatorContext, settings: IronicSettings): void {
-  byContext.set(ctx, settings);
-}
-
+/** The ironic settings of an operator (IRONIC_* settings, src/operator/config.ts). */
 export function ironicSettingsOf(ctx: OperatorContext): IronicSettings {
-  return byContext.get(ctx) ?? ironicSettingsFromEnv();
+  const s = ctx.settings;
+  return {
+    ironicBaseUrl: s.ironicBaseUrl,
+    ironicInspectorBaseUrl: s.ironicInspectorBaseUrl,
+    defaultImage: s.ironicAgentImage || DEFAULT_IRONIC_AGENT_IMAGE,
+    defaultImageArm: s.ironicAgentImageArm || DEFAULT_IRONIC_AGENT_IMAGE_ARM,
+  };
 }
 
 /** The ironic agent options for an InfraEnv, or why there are none. */
