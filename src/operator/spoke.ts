@@ -62,7 +62,10 @@ export async function spokeClient(ctx: OperatorContext, cd: ClusterDeployment): 
   const secret = ctx.informers.secrets.get(ns, name) as DataObject | undefined;
   const resourceVersion = secret?.metadata.resourceVersion ?? text;
   let perCtx = clients.get(ctx);
-  if (!perCtx) clients.set(ctx, (perCtx = new Map()));
+  if (!perCtx) {
+    perCtx = new Map();
+    clients.set(ctx, perCtx);
+  }
   const key = `${ns}/${name}`;
   const cached = perCtx.get(key);
   if (cached?.resourceVersion === resourceVersion) return { ok: true, client: cached.client, secret: key };
