@@ -3,14 +3,16 @@
 // `<cd>-admin-kubeconfig` otherwise). Spoke-side work — day-2 CSR approval and node labels, Node
 // cleanup on unbind, the BMAC's MCS CA and spoke BMH/Machine, node drain — goes through here.
 //
-// One client per (Secret, resourceVersion): a rotated kubeconfig gets a new client, and the old one
-// is closed. Spoke requests are few per reconcile, so a low QPS keeps a fleet of unreachable
-// spokes from tying up the event loop, and a short timeout keeps reconciles from hanging on them.
+// One client per (Secret, kubeconfig content): a rotated kubeconfig gets a new client, and the old
+// one is closed. Keyed by content, not resourceVersion: the first read of a Secret is live (it is
+// not labelled for the cache yet) and later ones come from the cache, and both must find the same
+// client; a relabel changes the resourceVersion but not the kubeconfig. Spoke requests are few per
+// reconcile, so a low QPS keeps a fleet of unreachable spokes from tying up the event loop, and a
+// short timeout keeps reconciles from hanging on them.
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterDeployment } from '../api/index.ts';
 import { KubeClient } from '../runtime/index.ts';
 import type { OperatorContext } from './context.ts';
-import type { DataObject } from './referenced.ts';
 import { readSecret } from './referenced.ts';
 
 export const SPOKE_KUBECONFIG_KEY = 'kubeconfig';
@@ -21,7 +23,7 @@ export type SpokeClientResult =
   | { ok: false; reason: 'not-installed' | 'secret-not-found' | 'invalid-kubeconfig'; message: string };
 
 interface CachedClient {
-  resourceVersion: string;
+  kubeconfig: string;
   client: KubeClient;
 }
 
@@ -59,8 +61,6 @@ export async function spokeClient(ctx: OperatorContext, cd: ClusterDeployment): 
         : `Secret ${ns}/${name} with the spoke kubeconfig was not found`,
     };
   }
-  const secret = ctx.informers.secrets.get(ns, name) as DataObject | undefined;
-  const resourceVersion = secret?.metadata.resourceVersion ?? text;
   let perCtx = clients.get(ctx);
   if (!perCtx) {
     perCtx = new Map();
@@ -68,7 +68,7 @@ export async function spokeClient(ctx: OperatorContext, cd: ClusterDeployment): 
   }
   const key = `${ns}/${name}`;
   const cached = perCtx.get(key);
-  if (cached?.resourceVersion === resourceVersion) return { ok: true, client: cached.client, secret: key };
+  if (cached?.kubeconfig === text) return { ok: true, client: cached.client, secret: key };
   let kubeConfig: KubeConfig;
   try {
     kubeConfig = parseSpokeKubeconfig(text);
@@ -87,7 +87,7 @@ export async function spokeClient(ctx: OperatorContext, cd: ClusterDeployment): 
     requestTimeoutMs: SPOKE_REQUEST_TIMEOUT_MS,
     userAgent: 'agent-install-operator/spoke',
   });
-  perCtx.set(key, { resourceVersion, client });
+  perCtx.set(key, { kubeconfig: text, client });
   return { ok: true, client, secret: key };
 }
 
