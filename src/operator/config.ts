@@ -4,6 +4,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { parseGoDuration } from '../core/statemachine/durations.ts';
 import {
   ConfigError,
   describeSettings,
@@ -19,6 +20,18 @@ const bool = z.union([
 ]);
 const url = z.url().transform((s) => s.replace(/\/+$/, ''));
 const port = z.coerce.number().int().min(0).max(65535);
+/** A Go duration ("1m", "90s", "1m30s"), as upstream's environment variables take them; in ms. */
+const goDuration = z.union([
+  z.number().nonnegative(),
+  z.string().transform((s, c) => {
+    const ms = parseGoDuration(s);
+    if (ms === undefined || ms < 0) {
+      c.addIssue({ code: 'custom', message: 'expected a duration such as 30s, 1m, 1m30s' });
+      return z.NEVER;
+    }
+    return ms;
+  }),
+]);
 
 export const operatorSettings = {
   serviceBaseUrl: {
@@ -165,6 +178,15 @@ export const operatorSettings = {
     source: "assisted-service IRONIC_AGENT_IMAGE_ARM; empty: upstream's last-resort arm64 image",
     description: 'Ironic agent image for arm64 infra-envs.',
   },
+  approveCsrsRequeueMs: {
+    flag: 'approve-csrs-requeue-duration',
+    env: 'APPROVE_CSRS_REQUEUE_DURATION',
+    schema: goDuration,
+    default: 60_000,
+    source: 'assisted-service APPROVE_CSRS_REQUEUE_DURATION default (1m)',
+    description:
+      "How often a day-2 Agent whose host rebooted looks at its spoke again (CSR approval, the Node's Ready condition) until its stage is Done.",
+  },
   agentImage: {
     flag: 'agent-image',
     env: 'AGENT_DOCKER_IMAGE',
@@ -219,6 +241,7 @@ export type OperatorSettings = {
   ironicInspectorBaseUrl: string;
   ironicAgentImage: string;
   ironicAgentImageArm: string;
+  approveCsrsRequeueMs: number;
   agentImage: string;
   installerImage: string;
   controllerImage: string;

@@ -82,3 +82,35 @@ export const ROUTE: ApiResource = {
   plural: 'routes',
   namespaced: true,
 };
+
+// Spoke kinds: reached only through a spoke client (src/operator/spoke.ts, the spoke's admin
+// kubeconfig), never on the hub, so they need no hub RBAC. The spoke's BareMetalHosts use
+// BARE_METAL_HOST.
+export const NODE: ApiResource = {
+  group: '',
+  version: 'v1',
+  kind: 'Node',
+  plural: 'nodes',
+  namespaced: false,
+};
+export const CERTIFICATE_SIGNING_REQUEST: ApiResource = {
+  group: 'certificates.k8s.io',
+  version: 'v1',
+  kind: 'CertificateSigningRequest',
+  plural: 'certificatesigningrequests',
+  namespaced: false,
+};
+export const MACHINE: ApiResource = {
+  group: 'machine.openshift.io',
+  version: 'v1beta1',
+  kind: 'Machine',
+  plural: 'machines',
+  namespaced: true,
+};
+export const MACHINE_SET: ApiResource = {
+  group: 'machine.openshift.io',
+  version: 'v1beta1',
+  kind: 'MachineSet',
+  plural: 'machinesets',
+  namespaced: true,
+};

@@ -71,6 +71,14 @@ export class InformerCache {
     return inf as unknown as Informer<T>;
   }
 
+  /**
+   * The informer for a kind if something already created it (e.g. an optional controller whose
+   * kinds are served); never creates one.
+   */
+  existing<T extends KubeObject = KubeObject>(resource: ApiResource): Informer<T> | undefined {
+    return this.informers.get(resourceId(resource)) as unknown as Informer<T> | undefined;
+  }
+
   start(): void {
     this.running = true;
     for (const inf of this.informers.values()) inf.start();

@@ -170,6 +170,14 @@ export class Manager implements ControllerHost {
     return this.cache.informer<T>(resource);
   }
 
+  /**
+   * The informer for a kind only if one exists already: for reads of kinds that may not be served
+   * (an optional controller creates the informer once its kinds are), without starting a watch.
+   */
+  existingInformer<T extends KubeObject = KubeObject>(resource: ApiResource): Informer<T> | undefined {
+    return this.cache.existing<T>(resource);
+  }
+
   add(registration: ControllerRegistration): void {
     if (this.entries.some((e) => e.registration.controller.name === registration.controller.name)) {
       throw new Error(`duplicate controller name ${registration.controller.name}`);

@@ -31,6 +31,7 @@ import { projectAgentStatus, urlReissueAt } from './project.ts';
 import { referencedFacts } from './references.ts';
 import { type CurrentCluster, type DesiredCluster, type RefreshOutput, refreshAgent } from './refresh.ts';
 import { restoreFromAnnotations } from './restore.ts';
+import { deletionSpokeCleanup, spokeStep } from './spoke-step.ts';
 import { nextTimedChangeMs } from './timing.ts';
 
 /** Upstream requeues Agent backend errors after 10 s (§3.10). */
@@ -126,11 +127,17 @@ async function gather(ctx: OperatorContext, deps: AgentReconcilerDeps, agent: Ag
   };
 }
 
-async function finalize(ctx: OperatorContext, deps: AgentReconcilerDeps, agent: Agent): Promise<void> {
+async function finalize(
+  ctx: OperatorContext,
+  deps: AgentReconcilerDeps,
+  agent: Agent,
+  rctx: ReconcileContext,
+): Promise<void> {
   if (!hasFinalizer(agent, AGENT_FINALIZER)) return;
   const name = agent.metadata.name ?? '';
+  // The host's Node on the spoke (§3.4.1 step 2), when it got that far.
+  await deletionSpokeCleanup({ ctx, log: rctx.log, now: ctx.now() }, agent);
   // Deregistering the host: the record goes with the Agent; drop what memory holds about it.
-  // Spoke Node/Machine cleanup (upstream §3.4.1 step 2) needs the spoke kubeconfig and is not done.
   deps.memory.forget(name);
   ctx.facts.delete(name);
   await removeFinalizer(ctx.client, AGENT, agent, AGENT_FINALIZER);
@@ -149,7 +156,7 @@ export async function reconcileAgent(
   // Not in the cache (yet: a host can report before the cache sees its new Agent). Memory is
   // forgotten on the delete event, not here, or a pending inventory would be lost.
   if (!cached) return;
-  if (isBeingDeleted(cached)) return void (await finalize(ctx, deps, cached));
+  if (isBeingDeleted(cached)) return void (await finalize(ctx, deps, cached, rctx));
   if (!hasFinalizer(cached, AGENT_FINALIZER)) {
     // The add is an update event: the next reconcile does the rest (upstream returns Requeue).
     await addFinalizer(ctx.client, AGENT, cached, AGENT_FINALIZER);
@@ -196,6 +203,7 @@ export async function reconcileAgent(
     if (out.deprovisionInfo === 'clear') delete status.deprovision_info;
     else if (out.deprovisionInfo) status.deprovision_info = out.deprovisionInfo;
     if (out.resetCsrStatus) status.csrStatus = {};
+    else if (spoke.csrStatus) status.csrStatus = spoke.csrStatus;
     return status;
   };
 
@@ -204,8 +212,29 @@ export async function reconcileAgent(
     autoApprove && cached.spec.approved !== true
       ? { ...cached, spec: { ...cached.spec, approved: true } }
       : cached;
-  let out = refresh(intended);
-  if (out.skipped) rctx.log.debug({ reason: out.skipped }, 'host refresh skipped');
+  const first = refresh(intended);
+  if (first.skipped) rctx.log.debug({ reason: first.skipped }, 'host refresh skipped');
+  // Spoke work (day 2 after the reboot, the old Node after an unbind): its results join the write.
+  const boundId = first.host.cluster_id;
+  const boundCluster =
+    g.desired.kind === 'cluster' && g.desired.clusterId === boundId
+      ? g.desired.cluster
+      : g.current.cluster?.id === boundId
+        ? g.current.cluster
+        : undefined;
+  const spoke = await spokeStep(
+    {
+      ctx,
+      log: rctx.log,
+      now,
+      smOptions: memory.smOptions,
+      approveCsrsRequeueMs: ctx.settings.approveCsrsRequeueMs,
+    },
+    cached,
+    first,
+    boundCluster,
+  );
+  let out = spoke.apply(first);
 
   const boundCd = out.host.cluster_id ? ctx.clusterDeploymentById(out.host.cluster_id) : undefined;
   const patch = agentMetadataPatch({
@@ -229,7 +258,7 @@ export async function reconcileAgent(
   let final = out;
   const written = await updateStatus(ctx.client, AGENT, agent, (cur) => {
     // The first attempt uses this reconcile's result; after a conflict, recompute on the fresh object.
-    final = cur.metadata.resourceVersion === agent.metadata.resourceVersion ? out : refresh(cur);
+    final = cur.metadata.resourceVersion === agent.metadata.resourceVersion ? out : spoke.apply(refresh(cur));
     return statusOf(cur, final);
   });
   out = final;
@@ -263,6 +292,6 @@ export async function reconcileAgent(
     ],
   });
   const backendError = out.specSyncError?.kind === 'backend' ? BACKEND_ERROR_REQUEUE_MS : undefined;
-  const after = [requeue, backendError].filter((v): v is number => v !== undefined);
+  const after = [requeue, backendError, spoke.requeueMs].filter((v): v is number => v !== undefined);
   return after.length > 0 ? { requeueAfter: Math.min(...after) } : undefined;
 }

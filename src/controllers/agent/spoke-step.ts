@@ -1,0 +1,263 @@
+// The spoke part of one Agent reconcile, between the pure refresh and the status write: the day-2
+// work after a host rebooted (kubeapi.md §3.4.7) and the cleanup of the old spoke Node after an
+// unbind (§3.4.3 step 1), plus the cleanup on deletion (§3.4.1 step 2). Its results reach the
+// status through `apply`, which the reconciler runs on every refresh result it projects (also
+// after a write conflict), so the Agent is still written at most once per reconcile.
+
+import type { Logger } from 'pino';
+import {
+  AGENT_BMH_LABEL,
+  type Agent,
+  type AgentDeprovisionInfo,
+  type BareMetalHost,
+  BMH_SPOKE_BMH_MACHINE_CREATED_ANNOTATION,
+  type ClusterDeployment,
+  type CsrStatus,
+} from '../../api/index.ts';
+import type { HostStage } from '../../core/model.ts';
+import {
+  effectiveHostname,
+  type SmEvent,
+  type StateMachineOptions,
+  updateInstallProgress,
+} from '../../core/statemachine/index.ts';
+import type { OperatorContext } from '../../operator/context.ts';
+import { BARE_METAL_HOST } from '../../operator/resources.ts';
+import { aciFor } from '../../operator/views.ts';
+import { infraEnvOfAgent } from '../hosts/lookup.ts';
+import { type AgentCluster, type AgentHost, agentToHost } from '../records/index.ts';
+import {
+  needsDay2SpokeWork,
+  shouldApproveCsrs,
+  skipsSpokeCleanup,
+  spokeCleanupBlockedBy,
+  spokeResourcesExist,
+} from './day2.ts';
+import type { RefreshOutput } from './refresh.ts';
+import { cleanSpokeNode, day2SpokeWork, SPOKE_EVENT_REASON, type SpokeCleanupOutcome } from './spoke-work.ts';
+
+/** Upstream retries a failed spoke cleanup after 10 s (§3.4.3 step 1). */
+export const SPOKE_CLEANUP_RETRY_MS = 10_000;
+
+export interface SpokeStep {
+  /** Folds the spoke results into a refresh result (the host's stage; deprovision_info). */
+  apply(out: RefreshOutput): RefreshOutput;
+  /** csrStatus to write, when this pass changed it. */
+  csrStatus?: CsrStatus;
+  /** When to look at the spoke again. */
+  requeueMs?: number;
+}
+
+export interface SpokeStepDeps {
+  ctx: OperatorContext;
+  log: Logger;
+  now: Date;
+  smOptions: StateMachineOptions;
+  approveCsrsRequeueMs: number;
+}
+
+/** The BareMetalHost the BMAC matched to the Agent, when metal3 is served and it is cached. */
+export function bmhOfAgent(ctx: OperatorContext, agent: Agent): BareMetalHost | undefined {
+  const name = agent.metadata.labels?.[AGENT_BMH_LABEL];
+  if (!name) return undefined;
+  return ctx.mgr.existingInformer<BareMetalHost>(BARE_METAL_HOST)?.get(agent.metadata.namespace, name);
+}
+
+function warn(deps: SpokeStepDeps, agent: Agent, reason: string, message: string): void {
+  deps.log.warn({ reason, err: message }, 'spoke work failed');
+  deps.ctx.mgr.events.event(agent, 'Warning', reason, message);
+}
+
+function describeCleanup(outcome: SpokeCleanupOutcome): string {
+  switch (outcome.kind) {
+    case 'dropped':
+      return `dropped: ${outcome.message}`;
+    case 'no-node':
+      return 'no Node to clean';
+    case 'node-deleted':
+      return 'Node deleted';
+    case 'machine':
+      return outcome.steps.join(', ');
+    case 'failed':
+      return outcome.message;
+  }
+}
+
+/** Runs the spoke work this reconcile needs; never throws for spoke problems (they are values). */
+export async function spokeStep(
+  deps: SpokeStepDeps,
+  agent: Agent,
+  out: RefreshOutput,
+  cluster: AgentCluster | undefined,
+): Promise<SpokeStep> {
+  const steps: ((o: RefreshOutput) => RefreshOutput)[] = [];
+  const step: SpokeStep = { apply: (o) => steps.reduce((acc, f) => f(acc), o) };
+  const after: number[] = [];
+
+  // §3.4.3 step 1: the old spoke's Node, once the unbound host left the unbinding states. Only
+  // this pass's cleanup may clear deprovision_info: a refresh recomputed after a write conflict
+  // can reach 'clear' on a newer object than the one cleaned for, and then it waits.
+  const info = agent.status?.deprovision_info;
+  let cleaned = false;
+  if (out.deprovisionInfo === 'clear' && info) {
+    const failure = await unbindCleanup(deps, agent, info);
+    if (failure !== undefined) {
+      after.push(SPOKE_CLEANUP_RETRY_MS);
+      steps.push((o) =>
+        o.deprovisionInfo === 'clear' ? { ...o, deprovisionInfo: { ...info, message: failure } } : o,
+      );
+    } else {
+      cleaned = true;
+    }
+  }
+  steps.push((o) => {
+    if (o.deprovisionInfo !== 'clear' || cleaned) return o;
+    const { deprovisionInfo: _keep, ...rest } = o;
+    return rest;
+  });
+
+  // §3.4.7: a day-2 host after its reboot.
+  const host = out.host;
+  const cd = host.cluster_id ? deps.ctx.clusterDeploymentById(host.cluster_id) : undefined;
+  if (needsDay2SpokeWork(host) && cd && cluster && cluster.id === host.cluster_id) {
+    after.push(deps.approveCsrsRequeueMs);
+    const autoApprove = shouldApproveCsrs({
+      host,
+      cluster,
+      hasBmh: bmhOfAgent(deps.ctx, agent) !== undefined,
+    });
+    const hostname = effectiveHostname(host);
+    const r = await day2SpokeWork(deps.ctx, {
+      cd,
+      hostname,
+      status: host.status,
+      autoApprove,
+      csrStatus: agent.status?.csrStatus,
+      nodeLabels: host.node_labels,
+      now: deps.now,
+    });
+    if (!r.ok) {
+      warn(deps, agent, SPOKE_EVENT_REASON.day2, r.message);
+    } else {
+      const v = r.value;
+      for (const e of v.errors) warn(deps, agent, SPOKE_EVENT_REASON.day2, e);
+      if (v.approvedNow.length > 0 || v.labelled.length > 0) {
+        deps.log.info({ approved: v.approvedNow, labelled: v.labelled, node: hostname }, 'day-2 spoke work');
+      }
+      if (JSON.stringify(v.csrStatus ?? {}) !== JSON.stringify(agent.status?.csrStatus ?? {})) {
+        step.csrStatus = v.csrStatus ?? {};
+      }
+      const progress = v.progress;
+      if (progress) steps.push((o) => reportStage(deps, o, cluster, progress));
+    }
+  }
+  if (after.length > 0) step.requeueMs = Math.min(...after);
+  return step;
+}
+
+/** The stage through the same progress rules as an installer's report (HostProgressChanged). */
+function reportStage(
+  deps: SpokeStepDeps,
+  o: RefreshOutput,
+  cluster: AgentCluster,
+  progress: { stage: HostStage; info: string },
+): RefreshOutput {
+  const host = o.host;
+  if (!needsDay2SpokeWork(host)) return o;
+  const r = updateInstallProgress(
+    host,
+    { cluster, progress: { current_stage: progress.stage, progress_info: progress.info } },
+    { now: deps.now, options: deps.smOptions },
+  );
+  if (!r.ok) {
+    deps.log.info({ stage: progress.stage, err: r.error.message }, 'day-2 stage not reported');
+    return o;
+  }
+  if (!r.changed) return o;
+  const name = effectiveHostname(host) || host.id;
+  const reached: SmEvent = {
+    name: 'host_install_progress_updated',
+    severity: 'info',
+    message: `Host ${name}: reached installation stage ${progress.stage}${progress.info ? `: ${progress.info}` : ''}`,
+    host_id: host.id,
+    infra_env_id: host.infra_env_id,
+    ...(host.cluster_id ? { cluster_id: host.cluster_id } : {}),
+  };
+  return {
+    ...o,
+    host: { ...(r.host as AgentHost), approved: host.approved },
+    events: [...o.events, ...r.events, reached],
+  };
+}
+
+/** Cleans the Node deprovision_info names; the failure message, or undefined when done or dropped. */
+async function unbindCleanup(
+  deps: SpokeStepDeps,
+  agent: Agent,
+  info: AgentDeprovisionInfo,
+): Promise<string | undefined> {
+  const { ctx, log } = deps;
+  if (skipsSpokeCleanup(agent)) {
+    log.info({ node: info.node_name }, 'spoke cleanup skipped (skip-spoke-cleanup annotation)');
+    return undefined;
+  }
+  const cd = ctx.informers.clusterDeployments.get(info.cluster_namespace ?? '', info.cluster_name ?? '');
+  const blocked = spokeCleanupBlockedBy({
+    clusterDeployment: cd,
+    agentClusterInstall: cd ? aciFor(ctx, cd) : undefined,
+    infraEnv: infraEnvOfAgent(ctx, agent),
+  });
+  if (blocked || !cd) {
+    log.info({ node: info.node_name, why: blocked }, 'spoke cleanup dropped');
+    return undefined;
+  }
+  const outcome = await cleanSpokeNode(ctx, cd, info.node_name ?? '');
+  if (outcome.kind === 'failed') {
+    warn(deps, agent, SPOKE_EVENT_REASON.cleanup, outcome.message);
+    return outcome.message;
+  }
+  log.info({ node: info.node_name, outcome: describeCleanup(outcome) }, 'spoke cleanup after unbind');
+  return undefined;
+}
+
+/**
+ * Spoke cleanup of a deleted Agent (§3.4.1 steps 1–2). Problems are logged and recorded as events;
+ * they do not hold the deletion (an unreachable spoke must not keep an Agent forever).
+ */
+export async function deletionSpokeCleanup(
+  deps: Omit<SpokeStepDeps, 'smOptions' | 'approveCsrsRequeueMs'>,
+  agent: Agent,
+): Promise<void> {
+  const { ctx, log } = deps;
+  const host = agentToHost(agent);
+  const exists = spokeResourcesExist({
+    stage: host.progress?.current_stage,
+    bmhMachineCreated:
+      bmhOfAgent(ctx, agent)?.metadata.annotations?.[BMH_SPOKE_BMH_MACHINE_CREATED_ANNOTATION] !== undefined,
+    csrStatus: agent.status?.csrStatus,
+  });
+  const cid = host.cluster_id;
+  if (!exists || !cid) return;
+  const nodeName = effectiveHostname(host);
+  if (skipsSpokeCleanup(agent)) {
+    log.info({ node: nodeName }, 'spoke cleanup skipped (skip-spoke-cleanup annotation)');
+    return;
+  }
+  const cd: ClusterDeployment | undefined = ctx.clusterDeploymentById(cid);
+  const blocked = spokeCleanupBlockedBy({
+    clusterDeployment: cd,
+    agentClusterInstall: cd ? aciFor(ctx, cd) : undefined,
+    infraEnv: infraEnvOfAgent(ctx, agent),
+  });
+  if (blocked || !cd) {
+    log.info({ node: nodeName, why: blocked }, 'spoke cleanup not done');
+    return;
+  }
+  const outcome = await cleanSpokeNode(ctx, cd, nodeName);
+  if (outcome.kind === 'failed') {
+    deps.log.warn({ reason: SPOKE_EVENT_REASON.cleanup, err: outcome.message }, 'spoke work failed');
+    ctx.mgr.events.event(agent, 'Warning', SPOKE_EVENT_REASON.cleanup, outcome.message);
+    return;
+  }
+  log.info({ node: nodeName, outcome: describeCleanup(outcome) }, 'spoke cleanup on delete');
+}

@@ -1,0 +1,411 @@
+// The Agent reconciler's spoke work on the real API server, which also plays the spoke (its admin
+// kubeconfig is the imported cluster's kubeconfig Secret): a day-2 host that rebooted gets its
+// kubelet's client and serving CSRs approved and recorded, its node labels applied once the Node
+// is Ready, and stage Done (kubeapi.md §3.4.7); its Node is removed when the Agent is unbound or
+// deleted, unless the skip-spoke-cleanup annotation says otherwise (§3.4.1, §3.4.3); a broken
+// kubeconfig is reported on the Agent and retried. No kubelet runs: the test creates the Node and
+// CSRs itself, the CSRs as the node bootstrapper and the node (impersonation).
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import type { Agent, InfraEnv } from '../../../src/api/index.ts';
+import { NODE_BOOTSTRAPPER_USER } from '../../../src/controllers/agent/day2.ts';
+import { CSR_APPROVAL_REASON, SPOKE_EVENT_REASON } from '../../../src/controllers/agent/spoke-work.ts';
+import { AGENT, CERTIFICATE_SIGNING_REQUEST, EVENT, NODE, SECRET } from '../../../src/operator/resources.ts';
+import { type ApiResource, KubeClient, type KubeObject, updateStatus } from '../../../src/runtime/index.ts';
+import { csrRequest } from '../../harness/csr.ts';
+import { eventually, kubeconfigPath, newNamespace, uniqueName } from '../../harness/env.ts';
+import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
+import { clusterDeploymentObject, createCluster, eventuallyAci, snoAciObject } from '../cluster/harness.ts';
+import { adminClient, call, createInfraEnv, inventory, waitForAgent } from '../hosts/helpers.ts';
+
+const CLUSTER_ROLE: ApiResource = {
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  kind: 'ClusterRole',
+  plural: 'clusterroles',
+  namespaced: false,
+};
+const CLUSTER_ROLE_BINDING: ApiResource = {
+  ...CLUSTER_ROLE,
+  kind: 'ClusterRoleBinding',
+  plural: 'clusterrolebindings',
+};
+
+interface Csr extends KubeObject {
+  spec: { request: string; signerName: string; usages: string[]; username?: string };
+  status?: { conditions?: { type: string; status: string; reason?: string }[] };
+}
+interface NodeObject extends KubeObject {
+  status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+}
+
+const client = adminClient();
+let op: TestOperator;
+let ns: string;
+let kubeconfig: string;
+/** Cluster-scoped objects this file creates (Nodes, CSRs, RBAC), removed at the end. */
+const created: [ApiResource, string][] = [];
+const rbacName = uniqueName('aio-test-kubelet-csrs');
+
+/** A client acting as `user` (the API server sets a CSR's username from the requester). */
+function clientAs(user: string): KubeClient {
+  const doc = parse(kubeconfig) as { users: { user: Record<string, unknown> }[] };
+  for (const u of doc.users) u.user.as = user;
+  const kc = new KubeConfig();
+  kc.loadFromString(stringify(doc));
+  return new KubeClient({ kubeConfig: kc, qps: 0 });
+}
+
+/** An imported (day-2) cluster whose kubeconfig Secret holds `kubeconfigText`, with an InfraEnv for it. */
+async function importedCluster(
+  kubeconfigText: string,
+): Promise<{ name: string; ie: InfraEnv; token: string }> {
+  const name = uniqueName('day2');
+  await client.create(SECRET, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `${name}-admin-kubeconfig`, namespace: ns },
+    data: { kubeconfig: Buffer.from(kubeconfigText).toString('base64') },
+  } as never);
+  const cd = clusterDeploymentObject(ns, name, { installed: true });
+  delete cd.spec.pullSecretRef;
+  const aci = snoAciObject(ns, name, 'unused', {
+    clusterMetadata: {
+      clusterID: randomUUID(),
+      infraID: name,
+      adminKubeconfigSecretRef: { name: `${name}-admin-kubeconfig` },
+    },
+  });
+  delete aci.spec.imageSetRef;
+  await createCluster(client, cd, aci);
+  await eventuallyAci(client, ns, name, (a) => a.status?.debugInfo?.state === 'adding-hosts', 'adding-hosts');
+  const ie = await createInfraEnv(client, ns, name, { clusterRef: { name, namespace: ns } });
+  await eventually(async () => op.ctx.infraEnvById(ie.metadata.uid ?? ''), { what: 'InfraEnv in cache' });
+  const token = op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' });
+  return { name, ie, token };
+}
+
+/**
+ * A day-2 host that registered into the cluster, installed and rebooted: registration and
+ * inventory over REST, the install start written into its record (what the cluster reconciler
+ * does for an approved known host), then the installer's last report, Rebooting.
+ */
+async function rebootedHost(
+  cluster: { ie: InfraEnv; token: string },
+  spec: Partial<Agent['spec']> = {},
+  annotations: Record<string, string> = {},
+): Promise<{ id: string; hostname: string }> {
+  const id = randomUUID();
+  const hostname = uniqueName('worker');
+  const base = `/v2/infra-envs/${cluster.ie.metadata.uid}/hosts`;
+  const token = cluster.token;
+  expect((await call(op.baseUrl, 'POST', base, { token, body: { host_id: id } })).status).toBe(201);
+  const mac = `52:54:00:${id.slice(0, 2)}:${id.slice(2, 4)}:${id.slice(4, 6)}`;
+  await call(op.baseUrl, 'POST', `${base}/${id}/instructions`, {
+    token,
+    body: { step_type: 'inventory', output: inventory(hostname, mac) },
+  });
+  const registered = await waitForAgent(
+    client,
+    ns,
+    id,
+    (a) => a.status?.kind === 'AddToExistingClusterHost' && a.status?.inventory?.hostname === hostname,
+    'day-2 host with inventory',
+  );
+  if (Object.keys(spec).length > 0 || Object.keys(annotations).length > 0) {
+    await client.patch(AGENT, id, ns, 'merge', { spec, metadata: { annotations } });
+  }
+  // What the cluster reconciler writes when it starts the install of an approved known host.
+  await updateStatus(client, AGENT, registered, (cur) => ({
+    ...cur.status,
+    role: 'worker',
+    debugInfo: { ...cur.status?.debugInfo, state: 'installing', stateInfo: 'Installation is in progress' },
+    backend: { ...cur.status?.backend, role: 'worker' },
+  }));
+  await eventually(
+    async () => op.ctx.informers.agents.get(ns, id)?.status?.debugInfo?.state === 'installing',
+    { what: 'installing in cache' },
+  );
+  const progress = await call(op.baseUrl, 'PUT', `${base}/${id}/progress`, {
+    token,
+    body: { current_stage: 'Rebooting' },
+  });
+  expect(progress.status, progress.text).toBe(200);
+  return { id, hostname };
+}
+
+async function createCsr(
+  as: string,
+  hostname: string,
+  signerName: string,
+  usages: string[],
+): Promise<string> {
+  const name = uniqueName('csr');
+  const requester = clientAs(as);
+  try {
+    await requester.create<Csr>(CERTIFICATE_SIGNING_REQUEST, {
+      metadata: { name },
+      spec: { request: await csrRequest(hostname), signerName, usages },
+    });
+  } finally {
+    await requester.close();
+  }
+  created.push([CERTIFICATE_SIGNING_REQUEST, name]);
+  return name;
+}
+
+const clientCsr = (hostname: string) =>
+  createCsr(NODE_BOOTSTRAPPER_USER, hostname, 'kubernetes.io/kube-apiserver-client-kubelet', [
+    'digital signature',
+    'client auth',
+  ]);
+const servingCsr = (hostname: string) =>
+  createCsr(`system:node:${hostname}`, hostname, 'kubernetes.io/kubelet-serving', [
+    'digital signature',
+    'server auth',
+  ]);
+
+async function createNode(hostname: string, labels: Record<string, string> = {}): Promise<void> {
+  await client.create<NodeObject>(NODE, { metadata: { name: hostname, labels } });
+  created.push([NODE, hostname]);
+}
+
+async function setNodeReady(hostname: string): Promise<void> {
+  const node = await client.get<NodeObject>(NODE, hostname);
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  await client.replaceStatus(NODE, {
+    ...node,
+    status: {
+      ...node.status,
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'KubeletReady',
+          message: 'kubelet is posting ready status',
+          lastHeartbeatTime: now,
+          lastTransitionTime: now,
+        } as never,
+      ],
+    },
+  });
+}
+
+function approved(csr: Csr | undefined): boolean {
+  return csr?.status?.conditions?.some((c) => c.type === 'Approved' && c.status === 'True') === true;
+}
+
+/** Takes a host through CSRs and Node to Done; returns the Agent. */
+async function toDone(host: { id: string; hostname: string }): Promise<Agent> {
+  await clientCsr(host.hostname);
+  await createNode(host.hostname);
+  await servingCsr(host.hostname);
+  await setNodeReady(host.hostname);
+  return waitForAgent(client, ns, host.id, (a) => a.status?.progress?.currentStage === 'Done', 'Done');
+}
+
+beforeAll(async () => {
+  ns = await newNamespace('day2spoke');
+  kubeconfig = await readFile(kubeconfigPath(), 'utf8');
+  // The kubelet identities may create CSRs (the test creates them in their name).
+  await client.create(CLUSTER_ROLE, {
+    metadata: { name: rbacName },
+    rules: [
+      { apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests'], verbs: ['create'] },
+    ],
+  } as never);
+  await client.create(CLUSTER_ROLE_BINDING, {
+    metadata: { name: rbacName },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: rbacName },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:authenticated' }],
+  } as never);
+  created.push([CLUSTER_ROLE, rbacName], [CLUSTER_ROLE_BINDING, rbacName]);
+  // A fast poll of the spoke, so the test does not wait a minute per step.
+  op = await startTestOperator({ namespace: ns, settings: { approveCsrsRequeueMs: 300 } });
+});
+
+afterAll(async () => {
+  await op?.stop();
+  for (const [res, name] of created) await client.delete(res, name).catch(() => {});
+  await client.close();
+});
+
+describe('day-2 host after reboot', () => {
+  it('approves and records the CSRs, labels the Node once Ready, and reaches Done', async () => {
+    const cluster = await importedCluster(kubeconfig);
+    const host = await rebootedHost(cluster, {
+      nodeLabels: { 'node-role.kubernetes.io/infra': '', zone: 'a' },
+    });
+
+    // Rebooted, nothing on the spoke yet: Joined.
+    const joined = await waitForAgent(
+      client,
+      ns,
+      host.id,
+      (a) => a.status?.progress?.currentStage === 'Joined',
+      'Joined',
+    );
+    expect(joined.status?.debugInfo?.state).toBe('installing-in-progress');
+    expect(joined.status?.csrStatus?.approvedCSRs ?? []).toEqual([]);
+
+    // The kubelet's bootstrap CSR is approved at once; a stranger's and another host's are not.
+    const strangerCsr = await createCsr(
+      'system:serviceaccount:default:someone',
+      host.hostname,
+      'kubernetes.io/kube-apiserver-client-kubelet',
+      ['digital signature', 'client auth'],
+    );
+    const otherCsr = await clientCsr(uniqueName('other'));
+    const client1 = await clientCsr(host.hostname);
+    const afterClient = await waitForAgent(
+      client,
+      ns,
+      host.id,
+      (a) => (a.status?.csrStatus?.approvedCSRs ?? []).some((c) => c.name === client1),
+      'client CSR recorded',
+    );
+    expect(afterClient.status?.csrStatus?.approvedCSRs).toEqual([
+      { name: client1, type: 'client', approvedAt: expect.any(String) },
+    ]);
+    expect(afterClient.status?.csrStatus?.lastApprovalAttempt).toBeDefined();
+    const approvedClient = await client.get<Csr>(CERTIFICATE_SIGNING_REQUEST, client1);
+    expect(approvedClient.status?.conditions).toEqual([
+      expect.objectContaining({ type: 'Approved', status: 'True', reason: CSR_APPROVAL_REASON }),
+    ]);
+    expect(approved(await client.get<Csr>(CERTIFICATE_SIGNING_REQUEST, strangerCsr))).toBe(false);
+    expect(approved(await client.get<Csr>(CERTIFICATE_SIGNING_REQUEST, otherCsr))).toBe(false);
+
+    // The serving CSR waits for the Node.
+    const serving = await servingCsr(host.hostname);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(approved(await client.get<Csr>(CERTIFICATE_SIGNING_REQUEST, serving))).toBe(false);
+    await createNode(host.hostname, { zone: 'b' });
+    await eventually(async () => approved(await client.get<Csr>(CERTIFICATE_SIGNING_REQUEST, serving)), {
+      what: 'serving CSR approved',
+    });
+    // Not Ready yet: still Joined, labels not applied.
+    await waitForAgent(
+      client,
+      ns,
+      host.id,
+      (a) =>
+        (a.status?.csrStatus?.approvedCSRs ?? []).some((c) => c.name === serving && c.type === 'serving'),
+      'serving CSR recorded',
+    );
+    expect((await client.get<Agent>(AGENT, host.id, ns)).status?.progress?.currentStage).toBe('Joined');
+    expect((await client.get<NodeObject>(NODE, host.hostname)).metadata.labels?.zone).toBe('b');
+
+    // Ready: the labels go on the Node and the host is Done, added to the cluster.
+    await setNodeReady(host.hostname);
+    const done = await waitForAgent(
+      client,
+      ns,
+      host.id,
+      (a) => a.status?.progress?.currentStage === 'Done',
+      'Done',
+    );
+    expect(done.status?.debugInfo?.state).toBe('added-to-existing-cluster');
+    expect(done.status?.conditions?.find((c) => c.type === 'Installed')?.status).toBe('True');
+    const node = await client.get<NodeObject>(NODE, host.hostname);
+    expect(node.metadata.labels).toMatchObject({ 'node-role.kubernetes.io/infra': '', zone: 'a' });
+    expect(done.status?.csrStatus?.approvedCSRs?.map((c) => c.type).sort()).toEqual(['client', 'serving']);
+  }, 90_000);
+
+  it('reports a broken kubeconfig on the Agent and keeps trying', async () => {
+    const cluster = await importedCluster('apiVersion: v1\nkind: Config\nclusters: []\n');
+    const host = await rebootedHost(cluster);
+    const event = await eventually(
+      async () => {
+        const list = await client.list<KubeObject & { reason?: string; message?: string; type?: string }>(
+          EVENT,
+          {
+            namespace: ns,
+            fieldSelector: `involvedObject.name=${host.id}`,
+          },
+        );
+        return list.items.find((e) => e.reason === SPOKE_EVENT_REASON.day2);
+      },
+      { what: 'Warning event' },
+    );
+    expect(event.type).toBe('Warning');
+    expect(event.message).toContain(`Secret ${ns}/${cluster.name}-admin-kubeconfig: invalid kubeconfig:`);
+    // No progress is made up: the stage stays where the installer left it.
+    const agent = await client.get<Agent>(AGENT, host.id, ns);
+    expect(agent.status?.progress?.currentStage).toBe('Rebooting');
+    // Fixed, it carries on.
+    await client.patch(SECRET, `${cluster.name}-admin-kubeconfig`, ns, 'merge', {
+      data: { kubeconfig: Buffer.from(kubeconfig).toString('base64') },
+    });
+    await waitForAgent(client, ns, host.id, (a) => a.status?.progress?.currentStage === 'Joined', 'Joined');
+  }, 60_000);
+});
+
+describe('spoke cleanup', () => {
+  let cluster: Awaited<ReturnType<typeof importedCluster>>;
+  beforeAll(async () => {
+    cluster = await importedCluster(kubeconfig);
+  });
+
+  it('deletes the Node of a deleted Agent', async () => {
+    const host = await rebootedHost(cluster);
+    await toDone(host);
+    await client.delete(AGENT, host.id, ns);
+    await eventually(async () => (await client.getIfExists(AGENT, host.id, ns)) === undefined, {
+      what: 'Agent gone',
+    });
+    expect(await client.getIfExists(NODE, host.hostname)).toBeUndefined();
+  }, 60_000);
+
+  it('keeps the Node when the Agent has the skip-spoke-cleanup annotation', async () => {
+    const host = await rebootedHost(
+      cluster,
+      {},
+      { 'agent.agent-install.openshift.io/skip-spoke-cleanup': '' },
+    );
+    await toDone(host);
+    await client.delete(AGENT, host.id, ns);
+    await eventually(async () => (await client.getIfExists(AGENT, host.id, ns)) === undefined, {
+      what: 'Agent gone',
+    });
+    expect(await client.getIfExists(NODE, host.hostname)).toBeDefined();
+  }, 60_000);
+
+  it('deletes the old Node once an unbound host is back in discovery', async () => {
+    const host = await rebootedHost(cluster);
+    await toDone(host);
+    await client.patch(AGENT, host.id, ns, 'merge', { spec: { clusterDeploymentName: null } });
+    const unbinding = await waitForAgent(
+      client,
+      ns,
+      host.id,
+      (a) => a.status?.debugInfo?.state === 'unbinding-pending-user-action',
+      'unbinding-pending-user-action',
+    );
+    expect(unbinding.status?.deprovision_info).toEqual({
+      cluster_name: cluster.name,
+      cluster_namespace: ns,
+      node_name: host.hostname,
+      message: 'Waiting for host to unbind to do spoke cleanup',
+    });
+    expect(unbinding.status?.csrStatus).toEqual({});
+    // Still waiting for the host: the Node stays.
+    expect(await client.getIfExists(NODE, host.hostname)).toBeDefined();
+    // The host boots the discovery image again and registers.
+    const base = `/v2/infra-envs/${cluster.ie.metadata.uid}/hosts`;
+    expect(
+      (await call(op.baseUrl, 'POST', base, { token: cluster.token, body: { host_id: host.id } })).status,
+    ).toBe(201);
+    const cleaned = await waitForAgent(
+      client,
+      ns,
+      host.id,
+      (a) => a.status?.deprovision_info === undefined && !!a.status?.debugInfo?.state?.endsWith('-unbound'),
+      'deprovision_info cleared',
+    );
+    expect(cleaned.status?.deprovision_info).toBeUndefined();
+    expect(await client.getIfExists(NODE, host.hostname)).toBeUndefined();
+  }, 60_000);
+});
