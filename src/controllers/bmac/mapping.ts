@@ -402,12 +402,11 @@ function planImageDelivery(input: BmhPlanInput, draft: Draft, plan: BmhPlan): St
     }
   }
   const state = bmh.status?.provisioning?.state ?? '';
-  if (state !== 'ready' && state !== 'available' && bmh.spec.image) {
-    // A stale image on a host that is not idle: drop it first so metal3 deprovisions and a later
-    // pass boots the new one. (A host with no image at all gets one in any state: metal3 uses it
-    // once the host is available.)
+  if (state !== 'ready' && state !== 'available') {
+    // Only an idle host takes a new image. A stale one on a busy host is dropped first, so metal3
+    // deprovisions it (and, after an unbind, reboots it) before a later pass boots the new image.
     delete draft.spec.image;
-    plan.waiting = 'stale image removed; waiting for the host to become available';
+    plan.waiting = `waiting for the host to become available (provisioning state "${state}")`;
     return 'stop';
   }
   draft.spec.image = { url, diskFormat: BMH_IMAGE_DISK_FORMAT_LIVE_ISO };

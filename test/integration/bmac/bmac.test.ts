@@ -89,6 +89,15 @@ describe('BMAC (non-converged)', () => {
         'bmac.agent-install.openshift.io.agent-label.team': 'blue',
       }),
     );
+    // Play metal3: BMAC hands the image only to a host that is ready or available.
+    await client.patch(
+      BARE_METAL_HOST,
+      'host-1',
+      ns,
+      'merge',
+      { status: { provisioning: { state: 'available' } } },
+      { subresource: 'status' },
+    );
     const iso = await eventually(
       async () => {
         const ie = await client.get<InfraEnv>(INFRA_ENV, 'ie', ns);

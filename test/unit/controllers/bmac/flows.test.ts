@@ -531,6 +531,16 @@ describe('planBmh: image delivery stops the pass, hardware details', () => {
       { spec: { image: { url: ISO, diskFormat: 'live-iso' } }, reconcileAgent: false },
     ],
     [
+      'no image on a host that is not idle (e.g. provisioned after an unbind): wait for metal3',
+      { bmh: bmh({ spec: { image: undefined } }), agent: agent() },
+      { none: true, reconcileAgent: false },
+    ],
+    [
+      'stale image on a busy host: dropped first',
+      { bmh: bmh({ spec: { image: { url: 'https://old' } } }), agent: agent() },
+      { spec: { image: null }, reconcileAgent: false },
+    ],
+    [
       'image in sync: hardware details from the inventory',
       { bmh: bmh(), agent: agent() },
       { annotations: { [HW]: expect.any(String) as unknown as string }, reconcileAgent: true },
