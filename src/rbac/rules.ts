@@ -60,7 +60,7 @@ export const RULES: readonly RbacRule[] = [
       'src/controllers/hosts/registration.ts:registerHostAgent (create; replace (update) on take-over; get)',
       'src/controllers/agent/reconcile.ts:reconcileAgent (merge patch of metadata, spec.approved; finalizer)',
       'src/controllers/agentlabel/index.ts:register (merge patch of labels)',
-      'src/controllers/bmac/index.ts:register (merge patch binding an Agent to its BareMetalHost)',
+      'src/controllers/bmac/index.ts:register (merge patch binding an Agent to its BareMetalHost; delete in the converged BMH delete flow)',
       'src/controllers/cluster/teardown.ts:teardownClusterInstall (delete; patch spec.clusterDeploymentName)',
       STATUS_REREAD,
       FINALIZERS,
@@ -214,6 +214,7 @@ export const RULES: readonly RbacRule[] = [
       'src/operator/referenced.ts:consume (merge patch of the watch/backup labels)',
       'src/controllers/hosts/keystore.ts:SecretKeyStore (get, create the signing-key Secret)',
       'src/controllers/cluster/completion.ts:ensureSecret (get, create, merge patch)',
+      'src/controllers/bmac/fencing.ts:ensureFencingCredentials (create, merge patch of the generated fencing Secret; watch of BMC Secrets)',
     ],
   },
   {
