@@ -76,6 +76,20 @@ import {
   infraEnvStatusSchema,
 } from './infraenv.ts';
 import {
+  MACHINE_GROUP,
+  MACHINE_KIND,
+  MACHINE_PLURAL,
+  MACHINE_VERSION,
+  MACHINESET_KIND,
+  MACHINESET_PLURAL,
+  machineSchema,
+  machineSetSchema,
+  machineSetSpecSchema,
+  machineSetStatusSchema,
+  machineSpecSchema,
+  machineStatusSchema,
+} from './machine.ts';
+import {
   NMSTATECONFIG_GROUP,
   NMSTATECONFIG_KIND,
   NMSTATECONFIG_PLURAL,
@@ -103,6 +117,7 @@ export * from './clusterdeployment.ts';
 export * from './clusterimageset.ts';
 export * from './common.ts';
 export * from './infraenv.ts';
+export * from './machine.ts';
 export * from './nmstateconfig.ts';
 export * from './preprovisioningimage.ts';
 
@@ -375,6 +390,35 @@ export const preprovisioningImageKind = define({
   statusSchema: preprovisioningImageStatusSchema,
 });
 
+/** Spoke-only kinds: the operator touches them on installed clusters, never on the hub. */
+export const machineKind = define({
+  group: MACHINE_GROUP,
+  version: MACHINE_VERSION,
+  kind: MACHINE_KIND,
+  plural: MACHINE_PLURAL,
+  scope: 'Namespaced',
+  printerColumns: [{ name: 'Phase', type: 'string', jsonPath: '.status.phase' }],
+  statusSubresource: true,
+  owned: false,
+  schema: machineSchema,
+  specSchema: machineSpecSchema,
+  statusSchema: machineStatusSchema,
+});
+
+export const machineSetKind = define({
+  group: MACHINE_GROUP,
+  version: MACHINE_VERSION,
+  kind: MACHINESET_KIND,
+  plural: MACHINESET_PLURAL,
+  scope: 'Namespaced',
+  printerColumns: [{ name: 'Desired', type: 'integer', jsonPath: '.spec.replicas' }],
+  statusSubresource: true,
+  owned: false,
+  schema: machineSetSchema,
+  specSchema: machineSetSpecSchema,
+  statusSchema: machineSetStatusSchema,
+});
+
 /** Every kind, owned first. */
 export const KINDS: readonly KindDefinition[] = [
   agentKind,
@@ -387,6 +431,8 @@ export const KINDS: readonly KindDefinition[] = [
   clusterImageSetKind,
   bareMetalHostKind,
   preprovisioningImageKind,
+  machineKind,
+  machineSetKind,
 ];
 
 export const OWNED_KINDS: readonly KindDefinition[] = KINDS.filter((k) => k.owned);

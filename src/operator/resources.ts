@@ -10,6 +10,8 @@ import {
   clusterImageSetKind,
   infraEnvKind,
   type KindDefinition,
+  machineKind,
+  machineSetKind,
   nmStateConfigKind,
   preprovisioningImageKind,
 } from '../api/index.ts';
@@ -100,17 +102,5 @@ export const CERTIFICATE_SIGNING_REQUEST: ApiResource = {
   plural: 'certificatesigningrequests',
   namespaced: false,
 };
-export const MACHINE: ApiResource = {
-  group: 'machine.openshift.io',
-  version: 'v1beta1',
-  kind: 'Machine',
-  plural: 'machines',
-  namespaced: true,
-};
-export const MACHINE_SET: ApiResource = {
-  group: 'machine.openshift.io',
-  version: 'v1beta1',
-  kind: 'MachineSet',
-  plural: 'machinesets',
-  namespaced: true,
-};
+export const MACHINE = resourceOf(machineKind);
+export const MACHINE_SET = resourceOf(machineSetKind);

@@ -13,7 +13,16 @@ import { parse, stringify } from 'yaml';
 import type { Agent, InfraEnv } from '../../../src/api/index.ts';
 import { NODE_BOOTSTRAPPER_USER } from '../../../src/controllers/agent/day2.ts';
 import { CSR_APPROVAL_REASON, SPOKE_EVENT_REASON } from '../../../src/controllers/agent/spoke-work.ts';
-import { AGENT, CERTIFICATE_SIGNING_REQUEST, EVENT, NODE, SECRET } from '../../../src/operator/resources.ts';
+import {
+  AGENT,
+  BARE_METAL_HOST,
+  CERTIFICATE_SIGNING_REQUEST,
+  EVENT,
+  MACHINE,
+  MACHINE_SET,
+  NODE,
+  SECRET,
+} from '../../../src/operator/resources.ts';
 import { type ApiResource, KubeClient, type KubeObject, updateStatus } from '../../../src/runtime/index.ts';
 import { csrRequest } from '../../harness/csr.ts';
 import { eventually, kubeconfigPath, newNamespace, uniqueName } from '../../harness/env.ts';
@@ -168,8 +177,12 @@ const servingCsr = (hostname: string) =>
     'server auth',
   ]);
 
-async function createNode(hostname: string, labels: Record<string, string> = {}): Promise<void> {
-  await client.create<NodeObject>(NODE, { metadata: { name: hostname, labels } });
+async function createNode(
+  hostname: string,
+  labels: Record<string, string> = {},
+  annotations: Record<string, string> = {},
+): Promise<void> {
+  await client.create<NodeObject>(NODE, { metadata: { name: hostname, labels, annotations } });
   created.push([NODE, hostname]);
 }
 
@@ -199,9 +212,12 @@ function approved(csr: Csr | undefined): boolean {
 }
 
 /** Takes a host through CSRs and Node to Done; returns the Agent. */
-async function toDone(host: { id: string; hostname: string }): Promise<Agent> {
+async function toDone(
+  host: { id: string; hostname: string },
+  nodeAnnotations: Record<string, string> = {},
+): Promise<Agent> {
   await clientCsr(host.hostname);
-  await createNode(host.hostname);
+  await createNode(host.hostname, {}, nodeAnnotations);
   await servingCsr(host.hostname);
   await setNodeReady(host.hostname);
   return waitForAgent(client, ns, host.id, (a) => a.status?.progress?.currentStage === 'Done', 'Done');
@@ -408,4 +424,70 @@ describe('spoke cleanup', () => {
     expect(cleaned.status?.deprovision_info).toBeUndefined();
     expect(await client.getIfExists(NODE, host.hostname)).toBeUndefined();
   }, 60_000);
+
+  describe('through the Machine the Node names', () => {
+    /** The spoke's Machine API namespace (one the operator does not watch: the BMH is the spoke's). */
+    let mapi: string;
+    beforeAll(async () => {
+      mapi = await newNamespace('spoke-mapi');
+    });
+
+    async function machineWithBmh(machineSet?: string): Promise<{ machine: string; bmh: string }> {
+      const machine = uniqueName('machine');
+      const bmh = uniqueName('bmh');
+      await client.create(BARE_METAL_HOST, {
+        metadata: { name: bmh, namespace: mapi },
+        spec: { online: true },
+      } as never);
+      await client.create(MACHINE, {
+        metadata: {
+          name: machine,
+          namespace: mapi,
+          labels: machineSet ? { 'machine.openshift.io/cluster-api-machineset': machineSet } : {},
+          annotations: { 'metal3.io/BareMetalHost': `${mapi}/${bmh}` },
+        },
+        spec: {},
+      } as never);
+      return { machine, bmh };
+    }
+
+    async function deleteAgent(id: string): Promise<void> {
+      await client.delete(AGENT, id, ns);
+      await eventually(async () => (await client.getIfExists(AGENT, id, ns)) === undefined, {
+        what: 'Agent gone',
+      });
+    }
+
+    it('a MachineSet Machine: annotated, its MachineSet told to scale to its hosts, its BMH deleted', async () => {
+      const machineSet = uniqueName('workers');
+      await client.create(MACHINE_SET, {
+        metadata: { name: machineSet, namespace: mapi },
+        spec: { replicas: 1 },
+      } as never);
+      const { machine, bmh } = await machineWithBmh(machineSet);
+      const host = await rebootedHost(cluster);
+      await toDone(host, { 'machine.openshift.io/machine': `${mapi}/${machine}` });
+      await deleteAgent(host.id);
+
+      const m = await client.get<KubeObject>(MACHINE, machine, mapi);
+      expect(m.metadata.annotations).toMatchObject({
+        'machine.openshift.io/delete-machine': 'true',
+        'machine.openshift.io/exclude-node-draining': 'true',
+      });
+      const ms = await client.get<KubeObject>(MACHINE_SET, machineSet, mapi);
+      expect(ms.metadata.annotations).toMatchObject({ 'metal3.io/autoscale-to-hosts': 'true' });
+      expect(await client.getIfExists(BARE_METAL_HOST, bmh, mapi)).toBeUndefined();
+      // The MachineSet removes Machine and Node as it scales down; nothing here does it for it.
+      expect(await client.getIfExists(NODE, host.hostname)).toBeDefined();
+    }, 60_000);
+
+    it('a Machine of no MachineSet: its BMH and the Machine deleted', async () => {
+      const { machine, bmh } = await machineWithBmh();
+      const host = await rebootedHost(cluster);
+      await toDone(host, { 'machine.openshift.io/machine': `${mapi}/${machine}` });
+      await deleteAgent(host.id);
+      expect(await client.getIfExists(BARE_METAL_HOST, bmh, mapi)).toBeUndefined();
+      expect(await client.getIfExists(MACHINE, machine, mapi)).toBeUndefined();
+    }, 60_000);
+  });
 });

@@ -70,6 +70,8 @@ describe('kind table', () => {
       'BareMetalHost.metal3.io',
       'ClusterDeployment.hive.openshift.io',
       'ClusterImageSet.hive.openshift.io',
+      'Machine.machine.openshift.io',
+      'MachineSet.machine.openshift.io',
       'PreprovisioningImage.metal3.io',
     ]);
   });
