@@ -215,6 +215,7 @@ export const RULES: readonly RbacRule[] = [
       'src/controllers/hosts/keystore.ts:SecretKeyStore (get, create the signing-key Secret)',
       'src/controllers/cluster/completion.ts:ensureSecret (get, create, merge patch)',
       'src/controllers/bmac/fencing.ts:ensureFencingCredentials (create, merge patch of the generated fencing Secret; watch of BMC Secrets)',
+      'src/operator/spoke.ts:spokeClient (the admin kubeconfig Secret, read through readSecret; everything done with it happens on the spoke and needs no hub rule)',
     ],
   },
   {
