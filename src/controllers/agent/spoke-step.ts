@@ -135,6 +135,8 @@ export async function spokeStep(
       csrStatus: agent.status?.csrStatus,
       nodeLabels: host.node_labels,
       now: deps.now,
+      // Less than the poll interval, so the next poll of this Agent tries again.
+      unreachableHoldMs: deps.approveCsrsRequeueMs / 2,
     });
     if (!r.ok) {
       warn(deps, agent, SPOKE_EVENT_REASON.day2, r.message);

@@ -357,6 +357,25 @@ describe('day-2 host after reboot', () => {
     });
     await waitForAgent(client, ns, host.id, (a) => a.status?.progress?.currentStage === 'Joined', 'Joined');
   }, 60_000);
+
+  it('reports an unreachable spoke on the Agent', async () => {
+    const doc = parse(kubeconfig) as { clusters: { cluster: { server: string } }[] };
+    for (const c of doc.clusters) c.cluster.server = 'https://127.0.0.1:1';
+    const cluster = await importedCluster(stringify(doc));
+    const host = await rebootedHost(cluster);
+    const event = await eventually(
+      async () => {
+        const list = await client.list<KubeObject & { reason?: string; message?: string }>(EVENT, {
+          namespace: ns,
+          fieldSelector: `involvedObject.name=${host.id}`,
+        });
+        return list.items.find((e) => e.reason === SPOKE_EVENT_REASON.day2);
+      },
+      { what: 'Warning event' },
+    );
+    expect(event.message).toContain(`Node ${host.hostname}`);
+    expect((await client.get<Agent>(AGENT, host.id, ns)).status?.progress?.currentStage).toBe('Rebooting');
+  }, 60_000);
 });
 
 describe('spoke cleanup', () => {
