@@ -430,7 +430,12 @@ describe('BMAC flows (non-converged)', () => {
         a.status?.debugInfo?.state === 'binding',
       'Agent bound by the annotation',
     );
-    // The host's agent registers again, now into the cluster, and reports its inventory.
+    // The host's agent registers again, now into the cluster, and reports its inventory (once
+    // the operator's cache has the binding, or the registration would find the host unbound).
+    await eventually(
+      async () => env.op.ctx.informers.agents.get(env.ns, hostId)?.status?.debugInfo?.state === 'binding',
+      { what: 'binding in the operator cache' },
+    );
     await registerAgent(env, 'ie', mac, hostId);
     await waitAgent(
       env,
