@@ -201,6 +201,25 @@ async function registerAgent(
   return hostId;
 }
 
+/**
+ * Plays the host's agent after a bind or unbind: once the operator's cache has the transition (a
+ * registration against a stale cache would find the old binding), it registers again and reports
+ * its inventory.
+ */
+async function reRegister(env: Env, state: 'binding' | 'unbinding', hostId: string, mac: string) {
+  await eventually(
+    async () => env.op.ctx.informers.agents.get(env.ns, hostId)?.status?.debugInfo?.state === state,
+    { what: `${state} in the operator cache` },
+  );
+  await registerAgent(env, 'ie', mac, hostId);
+  await waitAgent(
+    env,
+    hostId,
+    (a) => !!a.status?.inventory?.interfaces?.length && a.status.debugInfo?.state !== state,
+    `Agent with its inventory again after ${state}`,
+  );
+}
+
 /** The Agent that BMAC matched to the BMH (labelled with it). */
 async function matchedAgent(env: Env, bmhName: string, hostId: string): Promise<Agent> {
   return waitAgent(
@@ -430,21 +449,12 @@ describe('BMAC flows (non-converged)', () => {
         a.status?.debugInfo?.state === 'binding',
       'Agent bound by the annotation',
     );
-    // The host's agent registers again, now into the cluster, and reports its inventory (once
-    // the operator's cache has the binding, or the registration would find the host unbound).
-    await eventually(
-      async () => env.op.ctx.informers.agents.get(env.ns, hostId)?.status?.debugInfo?.state === 'binding',
-      { what: 'binding in the operator cache' },
-    );
-    await registerAgent(env, 'ie', mac, hostId);
-    await waitAgent(
-      env,
-      hostId,
-      (a) => !!a.status?.inventory?.interfaces?.length && a.status.debugInfo?.state !== 'binding',
-      'bound Agent with its inventory again',
-    );
+    // Binding and unbinding reset the host's inventory until its agent registers again, which it
+    // does once told to; BMAC matches Agents by the inventory's MACs, so play the host each time.
+    await reRegister(env, 'binding', hostId, mac);
     await patchAnnotations(env, 'ref', { [`${A}/cluster-reference`]: '' });
     await waitAgent(env, hostId, (a) => !a.spec.clusterDeploymentName?.name, 'reference cleared by ""');
+    await reRegister(env, 'unbinding', hostId, mac);
 
     await patchAnnotations(env, 'ref', { [`${A}/cluster-reference`]: 'no-slash' });
     await waitEvent(
