@@ -12,14 +12,18 @@
 // allow-provisioned-host-management and PAUSE_PROVISIONED_BMHS, image delivery, the Agent spec and
 // labels from the annotations, fencing credentials (named or generated Secret), hardware details.
 //
-// Left out, because each needs a client for the spoke cluster, which this operator does not have:
-// draining the spoke Node before a converged delete (a host that joined a cluster gets drain-status
-// `failed to drain node: not attempted: …`, a NodeDrainSkipped Warning event and a log line, and the
-// deletion goes on; drain-started-at and drain-timeout are not used), the day-2 MCS CA merged into
-// the ignition-config-overrides annotation, and the day-2 spoke BareMetalHost and Machine
-// (spoke-bmh-machine-created is only ever removed, by the unbind flow). The ClusterDeployment watch
-// (installed CD → its Agents' BMHs) exists upstream only to drive those steps and is not wired.
-import type { Agent, BareMetalHost, InfraEnv, PreprovisioningImage } from '../../api/index.ts';
+// Spoke side (spoke-step.ts, through the cluster's admin kubeconfig): the Node drain before a
+// converged delete (drain-started-at / drain-status, the user's drain-timeout, 5 minutes for an
+// unreachable spoke) and the day-2 MCS CA merged into ignition-config-overrides for hosts joining
+// an installed cluster. Left out: the day-2 spoke BareMetalHost and Machine
+// (spoke-bmh-machine-created is only ever removed, by the unbind flow).
+import type {
+  Agent,
+  BareMetalHost,
+  ClusterDeployment,
+  InfraEnv,
+  PreprovisioningImage,
+} from '../../api/index.ts';
 import {
   AGENT_BMH_LABEL,
   BMH_CREATE_FENCING_CREDENTIALS_SECRET_ANNOTATION,
@@ -29,6 +33,7 @@ import type { OperatorContext } from '../../operator/context.ts';
 import {
   AGENT,
   BARE_METAL_HOST,
+  CLUSTER_DEPLOYMENT,
   INFRA_ENV,
   PREPROVISIONING_IMAGE,
   SECRET,
@@ -37,6 +42,7 @@ import { type Informer, isNotFound, type KubeObject, keyOf, objectKey } from '..
 import { INFRAENV_IMAGE_COOLDOWN_MS } from '../infraenv/cooldown.ts';
 import { ensureFencingCredentials } from './fencing.ts';
 import { type BmhPatch, pickAgentForMac, planAgent, planBmh } from './mapping.ts';
+import { bmacSpokeInputs } from './spoke-step.ts';
 
 /**
  * BMAC_IMAGE_COOLDOWN_MS overrides the 60 s InfraEnv image cool-down (tests); read once at
@@ -120,6 +126,10 @@ export function register(ctx: OperatorContext): void {
     // BMC credentials Secrets are cached once read (they get the watch label): a changed password
     // regenerates the fencing Secret.
     .watches<KubeObject>(SECRET, (s) => bmhKeysOfBmcSecret(ctx, s))
+    // An installed cluster's day-2 hosts need its MCS CA (spoke-step.ts).
+    .watches<ClusterDeployment>(CLUSTER_DEPLOYMENT, (cd) =>
+      cd.spec.installed ? ctx.agentsOfCluster(objectKey(cd)).flatMap((a) => bmhKeysOfAgent(ctx, a)) : [],
+    )
     .optional();
   if (converged) {
     builder = builder.watches<PreprovisioningImage>(PREPROVISIONING_IMAGE, (p) => [objectKey(p)]);
@@ -134,6 +144,7 @@ export function register(ctx: OperatorContext): void {
     const ppiReady = (ppi?.status?.conditions ?? []).some(
       (c) => c.type === 'Ready' && c.status === 'True' && c.reason === 'InfraEnvAvailable',
     );
+    const spoke = await bmacSpokeInputs(ctx, bmh, agent, converged, log);
     const plan = planBmh({
       bmh,
       infraEnv,
@@ -143,6 +154,7 @@ export function register(ctx: OperatorContext): void {
       pauseProvisionedBmhs,
       now: ctx.now(),
       coolDownMs,
+      ...spoke,
     });
     for (const note of plan.notes) {
       log[note.level]({ bmh: req.key, agent: agent ? objectKey(agent) : undefined }, note.msg);

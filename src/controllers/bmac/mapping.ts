@@ -16,8 +16,8 @@ import {
   BMH_CREATE_FENCING_CREDENTIALS_SECRET_ANNOTATION,
   BMH_DETACHED_ANNOTATION,
   BMH_DETACHED_DELAY_DELETE_VALUE,
+  BMH_DRAIN_STARTED_AT_ANNOTATION,
   BMH_DRAIN_STATUS_ANNOTATION,
-  BMH_DRAIN_STATUS_FAILED_PREFIX,
   BMH_FENCING_CREDENTIALS_SECRET_NAME_ANNOTATION,
   BMH_FINALIZER,
   BMH_HARDWARE_DETAILS_ANNOTATION,
@@ -41,6 +41,7 @@ import {
 import { acceptableDisksWithHints, type RootDeviceHints } from '../../core/hardware/index.ts';
 import type { Inventory } from '../../core/inventory.ts';
 import { AGENT_CONDITION } from '../records/agent-conditions.ts';
+import type { DrainDecision } from './spoke.ts';
 
 /** Installation disk id written when no inventory disk matches the hints (upstream's literal). */
 export const DISK_NOT_FOUND_BY_HINTS = '/dev/not-found-by-hints';
@@ -102,6 +103,13 @@ export interface BmhPlanInput {
   pauseProvisionedBmhs: boolean;
   now: Date;
   coolDownMs: number;
+  /**
+   * Converged delete of a host that joined its cluster: the outcome of this pass's drain attempt
+   * on the spoke (src/controllers/bmac/spoke.ts); undefined when no drain is needed or it is over.
+   */
+  drain?: DrainDecision;
+  /** Day-2 host: the ignition-config-overrides annotation with the spoke's MCS CA merged in. */
+  mcsCaOverrides?: string;
 }
 
 /** The BMH fields a pass may write: labels, annotations, finalizers and these spec fields. */
@@ -189,10 +197,6 @@ export function hasSpokeNode(agent: Agent): boolean {
 /** How long the converged delete flow waits between looks at the BMH provisioning state. */
 export const DELETE_REQUEUE_MS = 10_000;
 
-/** Why the spoke Node is not drained (recorded in the drain-status annotation and an Event). */
-export const NODE_DRAIN_NOT_SUPPORTED =
-  'not attempted: this operator has no client for the spoke cluster, drain the node yourself';
-
 /** Annotations the unbind flow removes so the host can be rediscovered. */
 const UNBIND_REMOVED_ANNOTATIONS = [
   BMH_DETACHED_ANNOTATION,
@@ -233,6 +237,9 @@ export function planBmh(input: BmhPlanInput): BmhPlan {
   if (!input.agent) return finish();
   plan.reconcileAgent = true;
   if (!input.converged) planHardwareDetails(input.bmh, input.agent, draft);
+  if (input.mcsCaOverrides !== undefined) {
+    draft.annotations[BMH_IGNITION_CONFIG_OVERRIDES_ANNOTATION] = input.mcsCaOverrides;
+  }
   return finish();
 }
 
@@ -247,7 +254,15 @@ function planDeletion(input: BmhPlanInput, draft: Draft, plan: BmhPlan): void {
   const removeOnDelete =
     bmh.metadata.annotations?.[BMH_REMOVE_AGENT_AND_NODE_ON_DELETE_ANNOTATION] !== undefined;
   if (converged && removeOnDelete && agent) {
-    planSkippedDrain(agent, draft, plan.notes);
+    if (input.drain) {
+      draft.annotations[BMH_DRAIN_STARTED_AT_ANNOTATION] = input.drain.startedAt;
+      draft.annotations[BMH_DRAIN_STATUS_ANNOTATION] = input.drain.status;
+      if (!input.drain.proceed) {
+        plan.requeueAfterMs = input.drain.requeueAfterMs;
+        plan.waiting = `draining the spoke Node: ${input.drain.status}`;
+        return;
+      }
+    }
     delete draft.annotations[BMH_DETACHED_ANNOTATION];
     delete draft.annotations[BMH_PAUSED_ANNOTATION];
     draft.spec.automatedCleaningMode = BMH_CLEANING_METADATA;
@@ -262,25 +277,6 @@ function planDeletion(input: BmhPlanInput, draft: Draft, plan: BmhPlan): void {
     if (converged && removeOnDelete) delete draft.annotations[BMH_DETACHED_ANNOTATION];
   }
   draft.finalizers = draft.finalizers.filter((f) => f !== BMH_FINALIZER);
-}
-
-/**
- * Upstream drains the spoke Node before deprovisioning a host that joined a cluster. That needs a
- * client for the spoke cluster, which this operator does not have: say so once (drain-status
- * annotation, Warning event, log line) instead of pretending, and go on with the deletion.
- */
-function planSkippedDrain(agent: Agent, draft: Draft, notes: BmacNote[]): void {
-  if (!hasSpokeNode(agent) || draft.annotations[BMH_DRAIN_STATUS_ANNOTATION] !== undefined) return;
-  const cd = agent.spec.clusterDeploymentName;
-  const node = agent.spec.hostname || agent.status?.inventory?.hostname || agent.metadata.name || '';
-  draft.annotations[BMH_DRAIN_STATUS_ANNOTATION] =
-    `${BMH_DRAIN_STATUS_FAILED_PREFIX}${NODE_DRAIN_NOT_SUPPORTED}`;
-  const message = `Node ${node} of cluster ${cd?.namespace ?? ''}/${cd?.name ?? ''} was not drained before deprovisioning: ${NODE_DRAIN_NOT_SUPPORTED}`;
-  notes.push({
-    level: 'warn',
-    msg: message,
-    event: { type: 'Warning', reason: 'NodeDrainSkipped', message },
-  });
 }
 
 /**

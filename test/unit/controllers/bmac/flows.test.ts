@@ -27,6 +27,7 @@ const SPOKE = 'bmac.agent-install.openshift.io/spoke-bmh-machine-created';
 const REMOVE = 'bmac.agent-install.openshift.io/remove-agent-and-node-on-delete';
 const ALLOW = 'bmac.agent-install.openshift.io/allow-provisioned-host-management';
 const DRAIN_STATUS = 'bmac.agent-install.openshift.io/drain-status';
+const DRAIN_STARTED = 'bmac.agent-install.openshift.io/drain-started-at';
 const OWNER = 'assisted-service-controller';
 const DELAY = '{"deleteAction":"delay"}';
 const ISO = 'https://img/iso';
@@ -269,37 +270,44 @@ describe('planBmh: deletion', () => {
       { finalizers: [] },
     ],
     [
-      'converged, annotated, Agent joined a cluster: the skipped drain is recorded once',
+      'converged, annotated, Agent joined a cluster, drain in progress: record it and wait',
       {
         ...converged,
         bmh: bmh({ deleting: true, spec: DEPLOYED, annotations: annotated }),
         agent: agent({ cluster: true, installed: true }),
+        drain: {
+          status: 'draining in progress',
+          startedAt: '2026-01-01T00:00:00.000Z',
+          proceed: false,
+          requeueAfterMs: 20_000,
+        },
       },
       {
         annotations: {
-          [PAUSED]: null,
-          [DETACHED]: null,
-          [DRAIN_STATUS]:
-            'failed to drain node: not attempted: this operator has no client for the spoke cluster, drain the node yourself',
+          [DRAIN_STATUS]: 'draining in progress',
+          [DRAIN_STARTED]: '2026-01-01T00:00:00.000Z',
         },
-        spec: { automatedCleaningMode: 'metadata' },
-        requeueAfterMs: DELETE_REQUEUE_MS,
-        notes: [{ level: 'warn', reason: 'NodeDrainSkipped' }],
+        requeueAfterMs: 20_000,
       },
     ],
     [
-      'converged, annotated, drain status already recorded: no second note',
+      'converged, annotated, drained: deprovision as without a Node',
       {
         ...converged,
         bmh: bmh({
           deleting: true,
           spec: DEPLOYED,
-          annotations: { ...annotated, [DRAIN_STATUS]: 'drain succeeded' },
+          annotations: {
+            ...annotated,
+            [DRAIN_STATUS]: 'draining in progress',
+            [DRAIN_STARTED]: '2026-01-01T00:00:00.000Z',
+          },
         }),
         agent: agent({ cluster: true, installed: true }),
+        drain: { status: 'drain succeeded', startedAt: '2026-01-01T00:00:00.000Z', proceed: true },
       },
       {
-        annotations: { [PAUSED]: null, [DETACHED]: null },
+        annotations: { [PAUSED]: null, [DETACHED]: null, [DRAIN_STATUS]: 'drain succeeded' },
         spec: { automatedCleaningMode: 'metadata' },
         requeueAfterMs: DELETE_REQUEUE_MS,
       },
@@ -311,17 +319,20 @@ describe('planBmh: deletion', () => {
     ],
   ];
   it.each(cases)('%s', (_name, over, want) => check(planBmh(input(over)), want));
+});
 
-  it('an event carries the node and cluster', () => {
+describe('planBmh: day-2 MCS CA', () => {
+  it('writes the overrides the controller merged the spoke CA into, with the rest of the pass', () => {
     const plan = planBmh(
       input({
-        converged: true,
-        bmh: bmh({ deleting: true, spec: DEPLOYED, annotations: { [REMOVE]: '' } }),
-        agent: agent({ cluster: true, state: 'added-to-existing-cluster' }),
+        bmh: bmh({ status: { provisioning: { state: 'provisioned' } } }),
+        agent: agent(),
+        mcsCaOverrides: '{"ignition":{}}',
       }),
     );
-    expect(plan.notes[0]?.event).toMatchObject({ type: 'Warning', reason: 'NodeDrainSkipped' });
-    expect(plan.notes[0]?.event?.message).toContain('Node node-1 of cluster cdns/cd was not drained');
+    expect(
+      plan.patch?.metadata?.annotations?.['bmac.agent-install.openshift.io/ignition-config-overrides'],
+    ).toBe('{"ignition":{}}');
   });
 });
 
