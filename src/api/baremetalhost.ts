@@ -72,6 +72,15 @@ export const bareMetalHostSpecSchema = z.looseObject({
   online: doc(z.boolean(), 'Whether the host should be powered on.'),
   automatedCleaningMode: z.string().optional(),
   customDeploy: customDeploySchema.optional(),
+  consumerRef: doc(
+    z.looseObject({
+      apiVersion: z.string().optional(),
+      kind: z.string().optional(),
+      name: z.string().optional(),
+      namespace: z.string().optional(),
+    }),
+    'The object using the host (a spoke Machine).',
+  ).optional(),
 });
 export type BareMetalHostSpec = z.infer<typeof bareMetalHostSpecSchema>;
 

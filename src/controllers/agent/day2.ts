@@ -109,10 +109,30 @@ export function capabilitiesOf(cluster: Pick<Cluster, 'install_config_overrides'
 }
 
 /**
+ * Whether the cluster's Machine API looks after its bare-metal hosts (approves their CSRs, owns
+ * Machines and BareMetalHosts on the spoke). Not with user-managed networking or platform none
+ * (SNO counts), nor on baremetal with capabilities `None` + `baremetal` and no `MachineAPI`. Shared
+ * by CSR auto-approval (§3.4.7 step 1) and the BMAC's day-2 spoke BMH and Machine (§3.6 step 10).
+ */
+export function clusterHasMachineApi(cluster: CsrApprovalCluster): boolean {
+  if (cluster.user_managed_networking || cluster.platform?.type === 'none' || isSingleNodeCluster(cluster))
+    return false;
+  if (cluster.platform?.type === 'baremetal') {
+    const caps = capabilitiesOf(cluster);
+    if (
+      caps.baseline === 'None' &&
+      caps.additional.includes('baremetal') &&
+      !caps.additional.includes('MachineAPI')
+    )
+      return false;
+  }
+  return true;
+}
+
+/**
  * Whether the reconciler approves the host's CSRs (§3.4.7 step 1): at stage Rebooting or Joined or
- * pending user action, on a cluster whose own machine approver will not: user-managed networking
- * or platform none (SNO counts), baremetal with capabilities `None` + `baremetal` and no
- * `MachineAPI`, or a host without a BareMetalHost.
+ * pending user action, on a cluster whose own machine approver will not (no Machine API, see
+ * clusterHasMachineApi), or for a host without a BareMetalHost.
  */
 export function shouldApproveCsrs(input: {
   host: Pick<Host, 'status' | 'progress'>;
@@ -124,17 +144,7 @@ export function shouldApproveCsrs(input: {
   const waiting =
     stage === STAGE.rebooting || stage === STAGE.joined || host.status === 'installing-pending-user-action';
   if (!waiting) return false;
-  if (cluster.user_managed_networking || cluster.platform?.type === 'none' || isSingleNodeCluster(cluster))
-    return true;
-  if (cluster.platform?.type === 'baremetal') {
-    const caps = capabilitiesOf(cluster);
-    if (
-      caps.baseline === 'None' &&
-      caps.additional.includes('baremetal') &&
-      !caps.additional.includes('MachineAPI')
-    )
-      return true;
-  }
+  if (!clusterHasMachineApi(cluster)) return true;
   return !input.hasBmh;
 }
 
