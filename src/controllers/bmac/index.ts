@@ -14,9 +14,11 @@
 //
 // Spoke side (spoke-step.ts, through the cluster's admin kubeconfig): the Node drain before a
 // converged delete (drain-started-at / drain-status, the user's drain-timeout, 5 minutes for an
-// unreachable spoke) and the day-2 MCS CA merged into ignition-config-overrides for hosts joining
-// an installed cluster. Left out: the day-2 spoke BareMetalHost and Machine
-// (spoke-bmh-machine-created is only ever removed, by the unbind flow).
+// unreachable spoke), the day-2 MCS CA merged into ignition-config-overrides for hosts joining
+// an installed cluster, and, while such a host installs on a cluster with a Machine API, its
+// BareMetalHost and Machine in the spoke's openshift-machine-api (image from a master Machine),
+// recorded in spoke-bmh-machine-created through the pass's one BMH write. Spoke failures are log
+// lines and Warning events on the BMH, retried on later passes.
 import type {
   Agent,
   BareMetalHost,

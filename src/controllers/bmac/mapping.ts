@@ -110,6 +110,11 @@ export interface BmhPlanInput {
   drain?: DrainDecision;
   /** Day-2 host: the ignition-config-overrides annotation with the spoke's MCS CA merged in. */
   mcsCaOverrides?: string;
+  /**
+   * Day-2 host: this pass created (or found) its BareMetalHost and Machine on the spoke; the
+   * RFC 3339 time to record in the spoke-bmh-machine-created annotation.
+   */
+  spokeBmhMachineCreated?: string;
 }
 
 /** The BMH fields a pass may write: labels, annotations, finalizers and these spec fields. */
@@ -208,8 +213,10 @@ const UNBIND_REMOVED_ANNOTATIONS = [
 type Step = 'continue' | 'stop';
 
 /**
- * One BMAC pass over a BMH (kubeapi.md §3.6 steps 1–6 and 8): the backup label, the finalizer and
- * the delete flow, the unbind flow, pause/detach, image delivery and the hardware details. Every
+ * One BMAC pass over a BMH (kubeapi.md §3.6 steps 1–6 and 8, plus what the spoke half of the pass
+ * brought for steps 9 and 10): the backup label, the finalizer and the delete flow, the unbind
+ * flow, pause/detach, image delivery, the hardware details, the MCS CA overrides and the
+ * spoke-bmh-machine-created annotation. Every
  * step edits one draft, so the BMH is written at most once, and only when something changed.
  */
 export function planBmh(input: BmhPlanInput): BmhPlan {
@@ -231,6 +238,11 @@ export function planBmh(input: BmhPlanInput): BmhPlan {
     return finish();
   }
   if (!draft.finalizers.includes(BMH_FINALIZER)) draft.finalizers.push(BMH_FINALIZER);
+  // Recorded whatever later steps decide: the spoke objects exist, and the annotation is what
+  // keeps later passes (and the Agent's spoke cleanup) from asking the spoke again.
+  if (input.spokeBmhMachineCreated !== undefined) {
+    draft.annotations[BMH_SPOKE_BMH_MACHINE_CREATED_ANNOTATION] = input.spokeBmhMachineCreated;
+  }
   if (unbindingPendingUserAction(input.agent) && planUnbound(input, draft, plan) === 'stop') return finish();
   planPauseDetach(input, draft, plan.notes);
   if (planImageDelivery(input, draft, plan) === 'stop') return finish();

@@ -1,8 +1,9 @@
 // The spoke half of a BMAC pass, run before planning (kubeapi.md §3.6): drain the host's Node
-// before a converged delete deprovisions it, and give a day-2 host the spoke's MCS CA through the
-// ignition-config-overrides annotation. Both talk to the installed cluster through the admin
-// kubeconfig (src/operator/spoke.ts); failures are logged, shown as Warning events on the BMH and
-// retried, never thrown.
+// before a converged delete deprovisions it, give a day-2 host the spoke's MCS CA through the
+// ignition-config-overrides annotation (step 9), and create a day-2 host's BareMetalHost and
+// Machine in the spoke's Machine API while it installs (step 10). All talk to the installed
+// cluster through the admin kubeconfig (src/operator/spoke.ts); failures are logged, shown as
+// Warning events on the BMH and retried on later passes, never thrown.
 import type { Agent, BareMetalHost, ClusterDeployment } from '../../api/index.ts';
 import {
   BMH_DRAIN_STARTED_AT_ANNOTATION,
@@ -16,10 +17,20 @@ import {
 } from '../../api/index.ts';
 import type { OperatorContext } from '../../operator/context.ts';
 import { spokeClient } from '../../operator/spoke.ts';
+import { clusterView } from '../../operator/views.ts';
 import { objectKey } from '../../runtime/index.ts';
 import { AGENT_CONDITION } from '../records/agent-conditions.ts';
 import { hasSpokeNode, unbindingPendingUserAction } from './mapping.ts';
-import { type DrainDecision, decideDrain, drainAttempt, spokeMcsCa, withMcsCa } from './spoke.ts';
+import {
+  type DrainDecision,
+  decideDrain,
+  drainAttempt,
+  ensureSpokeBmhAndMachine,
+  spokeMachineClusterSkip,
+  spokeMachineSkip,
+  spokeMcsCa,
+  withMcsCa,
+} from './spoke.ts';
 
 /** A spoke's MCS CA is read at most this often per cluster (it changes about yearly). */
 const MCS_CA_TTL_MS = 10 * 60_000;
@@ -28,7 +39,14 @@ const mcsCaCache = new WeakMap<OperatorContext, Map<string, { ca: string; at: nu
 export interface BmacSpokeInputs {
   drain?: DrainDecision;
   mcsCaOverrides?: string;
+  spokeBmhMachineCreated?: string;
 }
+
+/** Event reasons of the spoke steps (Warning). */
+export const BMAC_SPOKE_EVENT_REASON = {
+  mcsCa: 'MachineConfigServerCAError',
+  spokeMachine: 'SpokeMachineError',
+} as const;
 
 type Log = OperatorContext['logger'];
 
@@ -71,17 +89,81 @@ export async function bmacSpokeInputs(
     return needsDrain ? { drain: await drainStep(ctx, bmh, agent, log) } : {};
   }
   const cd = clusterOf(ctx, agent);
-  if (!cd?.spec.installed || agentInstalled(agent) || unbindingPendingUserAction(agent)) return {};
+  if (!cd?.spec.installed) return {};
+  const out: BmacSpokeInputs = {};
+  const mcsCaOverrides = await mcsCaStep(ctx, bmh, agent, cd, log);
+  if (mcsCaOverrides !== undefined) out.mcsCaOverrides = mcsCaOverrides;
+  const created = await spokeMachineStep(ctx, bmh, agent, cd, log);
+  if (created !== undefined) out.spokeBmhMachineCreated = created;
+  return out;
+}
+
+/** Step 9: the overrides annotation with the spoke's MCS CA merged in, when it changes. */
+async function mcsCaStep(
+  ctx: OperatorContext,
+  bmh: BareMetalHost,
+  agent: Agent,
+  cd: ClusterDeployment,
+  log: Log,
+): Promise<string | undefined> {
+  if (agentInstalled(agent) || unbindingPendingUserAction(agent)) return undefined;
   const ca = await mcsCa(ctx, cd);
   if ('error' in ca) {
     const message = `cannot give the day-2 host the machine-config-server CA of cluster ${objectKey(cd)}: ${ca.error}`;
     log.warn({ bmh: objectKey(bmh), agent: objectKey(agent) }, message);
-    ctx.mgr.events.event(bmh, 'Warning', 'MachineConfigServerCAError', message);
-    return {};
+    ctx.mgr.events.event(bmh, 'Warning', BMAC_SPOKE_EVENT_REASON.mcsCa, message);
+    return undefined;
   }
   // Undefined also for an override that is not a JSON object: the Agent's SpecSynced reports that.
-  const merged = withMcsCa(ann[BMH_IGNITION_CONFIG_OVERRIDES_ANNOTATION], ca.ca);
-  return merged === undefined ? {} : { mcsCaOverrides: merged };
+  return withMcsCa(bmh.metadata.annotations?.[BMH_IGNITION_CONFIG_OVERRIDES_ANNOTATION], ca.ca);
+}
+
+/**
+ * Step 10: while a day-2 host installs, its BareMetalHost and Machine on the spoke, so the
+ * cluster's Machine API knows the new Node. Returns the time to record in the hub BMH's
+ * spoke-bmh-machine-created annotation once both exist; undefined otherwise (skipped, no master
+ * Machine to take the image from, or a failure, which the next pass retries).
+ */
+async function spokeMachineStep(
+  ctx: OperatorContext,
+  bmh: BareMetalHost,
+  agent: Agent,
+  cd: ClusterDeployment,
+  log: Log,
+): Promise<string | undefined> {
+  if (spokeMachineSkip({ bmh, agent, cdInstalled: cd.spec.installed === true }) !== undefined)
+    return undefined;
+  const keys = { bmh: objectKey(bmh), agent: objectKey(agent) };
+  // The cluster record only now: building it is the costly part, and few passes get this far.
+  const skip = spokeMachineClusterSkip((await clusterView(ctx, cd)).result?.cluster);
+  if (skip) {
+    log.debug({ ...keys, why: skip }, 'no spoke BareMetalHost and Machine for the day-2 host');
+    return undefined;
+  }
+  const spoke = await spokeClient(ctx, cd);
+  const outcome = spoke.ok
+    ? await ensureSpokeBmhAndMachine(spoke.client, { hubBmh: bmh, agent, cdName: cd.metadata.name ?? '' })
+    : ({ kind: 'error', message: spoke.message } as const);
+  switch (outcome.kind) {
+    case 'no-masters':
+      log.debug(
+        keys,
+        'no master Machine on the spoke to take the image from: no spoke BareMetalHost and Machine',
+      );
+      return undefined;
+    case 'error': {
+      const message = `cannot create the day-2 host's BareMetalHost and Machine on the spoke of cluster ${objectKey(cd)}: ${outcome.message}`;
+      log.warn(keys, message);
+      ctx.mgr.events.event(bmh, 'Warning', BMAC_SPOKE_EVENT_REASON.spokeMachine, message);
+      return undefined;
+    }
+    case 'done':
+      log.info(
+        { ...keys, spokeBmh: outcome.bmh, spokeMachine: outcome.machine },
+        'day-2 host BareMetalHost and Machine on the spoke',
+      );
+      return ctx.now().toISOString();
+  }
 }
 
 async function mcsCa(
