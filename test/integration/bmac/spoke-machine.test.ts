@@ -1,0 +1,226 @@
+// BMAC step 10 on the real API server, which also plays the spoke (its admin kubeconfig is the
+// imported cluster's kubeconfig Secret): with a master Machine in openshift-machine-api, a day-2 host
+// that starts installing on a multi-node baremetal cluster gets its BareMetalHost and Machine
+// created there, the hub BMH records spoke-bmh-machine-created, and later passes write nothing more.
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent, BareMetalHost, InfraEnv, Machine } from '../../../src/api/index.ts';
+import { AGENT, BARE_METAL_HOST, MACHINE, SECRET } from '../../../src/operator/resources.ts';
+import { type ApiResource, isAlreadyExists, updateStatus } from '../../../src/runtime/index.ts';
+import { eventually, kubeconfigPath, newNamespace, uniqueName } from '../../harness/env.ts';
+import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
+import { clusterDeploymentObject, createCluster, eventuallyAci, snoAciObject } from '../cluster/harness.ts';
+import { adminClient, call, createInfraEnv, inventory, waitForAgent } from '../hosts/helpers.ts';
+
+const NAMESPACE: ApiResource = {
+  group: '',
+  version: 'v1',
+  kind: 'Namespace',
+  plural: 'namespaces',
+  namespaced: false,
+};
+const MAPI_NS = 'openshift-machine-api';
+const CREATED = 'bmac.agent-install.openshift.io/spoke-bmh-machine-created';
+const IMAGE = {
+  checksum: 'http://172.22.0.3:6181/images/rhcos.qcow2.md5sum',
+  url: 'http://172.22.0.3:6181/images/rhcos.qcow2',
+};
+
+const client = adminClient();
+let op: TestOperator;
+let ns: string;
+let createdMapiNs = false;
+const masterName = uniqueName('master');
+const spokeObjects: { res: ApiResource; name: string }[] = [];
+
+/** An imported (installed) 3-master baremetal cluster whose spoke is this API server. */
+async function importedCluster(): Promise<{ name: string; ie: InfraEnv; token: string }> {
+  const name = uniqueName('day2m');
+  const kubeconfig = await readFile(kubeconfigPath(), 'utf8');
+  await client.create(SECRET, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `${name}-admin-kubeconfig`, namespace: ns },
+    data: { kubeconfig: Buffer.from(kubeconfig).toString('base64') },
+  } as never);
+  const cd = clusterDeploymentObject(ns, name, { installed: true });
+  delete cd.spec.pullSecretRef;
+  const aci = snoAciObject(ns, name, 'unused', {
+    clusterMetadata: {
+      clusterID: randomUUID(),
+      infraID: name,
+      adminKubeconfigSecretRef: { name: `${name}-admin-kubeconfig` },
+    },
+    platformType: 'BareMetal',
+    apiVIPs: ['192.168.111.5'],
+    ingressVIPs: ['192.168.111.4'],
+    provisionRequirements: { controlPlaneAgents: 3 },
+  });
+  delete aci.spec.imageSetRef;
+  aci.spec.networking.userManagedNetworking = false;
+  await createCluster(client, cd, aci);
+  await eventuallyAci(client, ns, name, (a) => a.status?.debugInfo?.state === 'adding-hosts', 'adding-hosts');
+  const ie = await createInfraEnv(client, ns, name, { clusterRef: { name, namespace: ns } });
+  await eventually(async () => op.ctx.infraEnvById(ie.metadata.uid ?? ''), { what: 'InfraEnv in cache' });
+  return {
+    name,
+    ie,
+    token: op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' }),
+  };
+}
+
+beforeAll(async () => {
+  ns = await newNamespace('bmac-spoke-machine');
+  op = await startTestOperator({
+    namespace: ns,
+    env: { BMAC_IMAGE_COOLDOWN_MS: '200', IRONIC_BASE_URL: 'https://10.0.0.5:6385' },
+  });
+  try {
+    await client.create(NAMESPACE, { metadata: { name: MAPI_NS } });
+    createdMapiNs = true;
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+  }
+  await client.create(MACHINE, {
+    metadata: {
+      name: masterName,
+      namespace: MAPI_NS,
+      labels: { 'machine.openshift.io/cluster-api-machine-type': 'master' },
+    },
+    spec: {
+      providerSpec: {
+        value: {
+          apiVersion: 'baremetal.cluster.k8s.io/v1alpha1',
+          kind: 'BareMetalMachineProviderSpec',
+          image: IMAGE,
+        },
+      },
+    },
+  } as Machine);
+  spokeObjects.push({ res: MACHINE, name: masterName });
+}, 60_000);
+
+afterAll(async () => {
+  await op?.stop();
+  for (const o of spokeObjects) await client.delete(o.res, o.name, MAPI_NS).catch(() => {});
+  if (createdMapiNs) await client.delete(NAMESPACE, MAPI_NS).catch(() => {});
+});
+
+describe('BMAC day-2 spoke BareMetalHost and Machine', () => {
+  it('creates them on the spoke while the host installs, records it on the hub BMH, once', async () => {
+    const cluster = await importedCluster();
+    const mac = '52:54:00:bb:00:01';
+    const bmhName = uniqueName('day2-host');
+    const machineName = `${cluster.name}-${bmhName}`;
+    spokeObjects.push({ res: BARE_METAL_HOST, name: bmhName }, { res: MACHINE, name: machineName });
+    // Detached: image delivery is skipped (no OS image in this suite), the rest of the pass runs.
+    await client.create(BARE_METAL_HOST, {
+      apiVersion: 'metal3.io/v1alpha1',
+      kind: 'BareMetalHost',
+      metadata: {
+        name: bmhName,
+        namespace: ns,
+        labels: { 'infraenvs.agent-install.openshift.io': cluster.ie.metadata.name ?? '' },
+        annotations: { 'baremetalhost.metal3.io/detached': 'assisted-service-controller' },
+      },
+      spec: {
+        online: true,
+        bootMACAddress: mac,
+        bmc: { address: 'redfish://10.0.0.9/redfish/v1/Systems/1', credentialsName: 'bmc-secret' },
+      },
+    } as BareMetalHost);
+
+    const id = randomUUID();
+    const hostname = uniqueName('worker');
+    const base = `/v2/infra-envs/${cluster.ie.metadata.uid}/hosts`;
+    expect(
+      (await call(op.baseUrl, 'POST', base, { token: cluster.token, body: { host_id: id } })).status,
+    ).toBe(201);
+    await call(op.baseUrl, 'POST', `${base}/${id}/instructions`, {
+      token: cluster.token,
+      body: { step_type: 'inventory', output: inventory(hostname, mac) },
+    });
+    const agent = await waitForAgent(
+      client,
+      ns,
+      id,
+      (a) =>
+        a.status?.inventory?.hostname === hostname &&
+        a.metadata.labels?.['agent-install.openshift.io/bmh'] === bmhName,
+      'inventory and BMH label',
+    );
+    // Not installing yet: nothing on the spoke.
+    expect(await client.getIfExists(MACHINE, machineName, MAPI_NS)).toBeUndefined();
+    expect(
+      (await client.get<BareMetalHost>(BARE_METAL_HOST, bmhName, ns)).metadata.annotations?.[CREATED],
+    ).toBeUndefined();
+
+    await updateStatus(client, AGENT, agent, (cur) => ({
+      ...cur.status,
+      role: 'worker',
+      debugInfo: { ...cur.status?.debugInfo, state: 'installing', stateInfo: 'Installation is in progress' },
+      backend: { ...cur.status?.backend, role: 'worker' },
+    }));
+
+    const hub = await eventually(
+      async () => {
+        const b = await client.get<BareMetalHost>(BARE_METAL_HOST, bmhName, ns);
+        return b.metadata.annotations?.[CREATED] ? b : undefined;
+      },
+      { timeoutMs: 30_000, what: 'spoke-bmh-machine-created on the hub BMH' },
+    );
+    expect(Date.parse(hub.metadata.annotations?.[CREATED] ?? '')).not.toBeNaN();
+
+    const spokeBmh = await client.get<BareMetalHost>(BARE_METAL_HOST, bmhName, MAPI_NS);
+    expect(spokeBmh.metadata.annotations?.['inspect.metal3.io']).toBe('disabled');
+    const details = JSON.parse(spokeBmh.metadata.annotations?.['inspect.metal3.io/hardwaredetails'] ?? '{}');
+    expect(details.hostname).toBe(hostname);
+    expect(details.nics.some((n: { mac: string }) => n.mac === mac)).toBe(true);
+    expect(spokeBmh.spec.bootMACAddress).toBe(mac);
+    expect(spokeBmh.spec.bmc).toEqual({ address: '', credentialsName: '' });
+    expect(spokeBmh.spec.consumerRef).toEqual({
+      apiVersion: 'machine.openshift.io/v1beta1',
+      kind: 'Machine',
+      name: machineName,
+      namespace: MAPI_NS,
+    });
+
+    const machine = await client.get<Machine>(MACHINE, machineName, MAPI_NS);
+    expect(machine.metadata.annotations?.['metal3.io/BareMetalHost']).toBe(`${MAPI_NS}/${bmhName}`);
+    expect(machine.metadata.labels).toEqual({
+      'machine.openshift.io/cluster-api-cluster': cluster.name,
+      'machine.openshift.io/cluster-api-machine-role': 'worker',
+      'machine.openshift.io/cluster-api-machine-type': 'worker',
+    });
+    expect(machine.spec?.providerSpec?.value).toEqual({
+      apiVersion: 'baremetal.cluster.k8s.io/v1alpha1',
+      kind: 'BareMetalMachineProviderSpec',
+      image: IMAGE,
+    });
+
+    // Another pass (an unrelated hub BMH change) and a later Agent update write nothing more.
+    await client.patch(BARE_METAL_HOST, bmhName, ns, 'merge', { metadata: { labels: { touched: 'yes' } } });
+    const current = await client.get<Agent>(AGENT, id, ns);
+    await updateStatus(client, AGENT, current, (cur) => ({
+      ...cur.status,
+      role: cur.status?.role ?? 'worker',
+      debugInfo: { ...cur.status?.debugInfo, state: 'installing-in-progress' },
+    }));
+    await eventually(
+      async () =>
+        op.ctx.informers.agents.get(ns, id)?.status?.debugInfo?.state === 'installing-in-progress' &&
+        (await client.get<BareMetalHost>(BARE_METAL_HOST, bmhName, ns)).metadata.labels?.touched === 'yes',
+      { what: 'second pass inputs in place' },
+    );
+    await new Promise((r) => setTimeout(r, 2_000));
+    const after = await client.get<BareMetalHost>(BARE_METAL_HOST, bmhName, ns);
+    expect(after.metadata.annotations?.[CREATED]).toBe(hub.metadata.annotations?.[CREATED]);
+    expect((await client.get(BARE_METAL_HOST, bmhName, MAPI_NS)).metadata.resourceVersion).toBe(
+      spokeBmh.metadata.resourceVersion,
+    );
+    expect((await client.get(MACHINE, machineName, MAPI_NS)).metadata.resourceVersion).toBe(
+      machine.metadata.resourceVersion,
+    );
+  }, 90_000);
+});
