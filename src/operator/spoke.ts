@@ -9,22 +9,51 @@
 // client; a relabel changes the resourceVersion but not the kubeconfig. Spoke requests are few per
 // reconcile, so a low QPS keeps a fleet of unreachable spokes from tying up the event loop, and a
 // short timeout keeps reconciles from hanging on them.
+//
+// A spoke that did not answer at all (no HTTP status: refused, timed out, DNS) is left alone for a
+// while: spokeClient() then returns `unreachable` at once instead of a client, so one blackholed
+// API server does not cost every reconcile of every controller a request timeout. Any answer,
+// even an error status, clears that.
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterDeployment } from '../api/index.ts';
-import { KubeClient } from '../runtime/index.ts';
+import { ApiError, KubeClient, type RequestOptions } from '../runtime/index.ts';
 import type { OperatorContext } from './context.ts';
 import { readSecret } from './referenced.ts';
 
 export const SPOKE_KUBECONFIG_KEY = 'kubeconfig';
 const SPOKE_REQUEST_TIMEOUT_MS = 20_000;
+/** How long a spoke that did not answer is left alone, unless the caller says otherwise. */
+export const SPOKE_UNREACHABLE_HOLD_MS = 30_000;
 
 export type SpokeClientResult =
   | { ok: true; client: KubeClient; secret: string }
-  | { ok: false; reason: 'not-installed' | 'secret-not-found' | 'invalid-kubeconfig'; message: string };
+  | {
+      ok: false;
+      reason: 'not-installed' | 'secret-not-found' | 'invalid-kubeconfig' | 'unreachable';
+      message: string;
+    };
+
+/** A spoke client that remembers when its API server last failed to answer. */
+class SpokeKubeClient extends KubeClient {
+  /** Set when a request got no HTTP answer; cleared by any answer. */
+  unreachable: { at: number; message: string } | undefined;
+
+  override async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    try {
+      const out = await super.request<T>(method, path, opts);
+      this.unreachable = undefined;
+      return out;
+    } catch (err) {
+      if (err instanceof ApiError) this.unreachable = undefined;
+      else if (!opts.signal?.aborted) this.unreachable = { at: Date.now(), message: (err as Error).message };
+      throw err;
+    }
+  }
+}
 
 interface CachedClient {
   kubeconfig: string;
-  client: KubeClient;
+  client: SpokeKubeClient;
 }
 
 const clients = new WeakMap<OperatorContext, Map<string, CachedClient>>();
@@ -47,7 +76,11 @@ export function parseSpokeKubeconfig(text: string): KubeConfig {
  * A client for the spoke of an installed ClusterDeployment, or why there is none. Errors are values:
  * callers put them in a log line, event or condition and retry later.
  */
-export async function spokeClient(ctx: OperatorContext, cd: ClusterDeployment): Promise<SpokeClientResult> {
+export async function spokeClient(
+  ctx: OperatorContext,
+  cd: ClusterDeployment,
+  opts: { unreachableHoldMs?: number } = {},
+): Promise<SpokeClientResult> {
   const ns = cd.metadata.namespace ?? '';
   const name = spokeKubeconfigSecretName(cd);
   const data = await readSecret(ctx, ns, name);
@@ -68,7 +101,14 @@ export async function spokeClient(ctx: OperatorContext, cd: ClusterDeployment): 
   }
   const key = `${ns}/${name}`;
   const cached = perCtx.get(key);
-  if (cached?.kubeconfig === text) return { ok: true, client: cached.client, secret: key };
+  if (cached?.kubeconfig === text) {
+    const down = cached.client.unreachable;
+    const holdMs = opts.unreachableHoldMs ?? SPOKE_UNREACHABLE_HOLD_MS;
+    if (down && Date.now() - down.at < holdMs) {
+      return { ok: false, reason: 'unreachable', message: `spoke of ${key} unreachable: ${down.message}` };
+    }
+    return { ok: true, client: cached.client, secret: key };
+  }
   let kubeConfig: KubeConfig;
   try {
     kubeConfig = parseSpokeKubeconfig(text);
@@ -80,7 +120,7 @@ export async function spokeClient(ctx: OperatorContext, cd: ClusterDeployment): 
     };
   }
   if (cached) void cached.client.close().catch(() => {});
-  const client = new KubeClient({
+  const client = new SpokeKubeClient({
     kubeConfig,
     qps: 5,
     burst: 10,

@@ -22,6 +22,7 @@ export {
   type ListOptions,
   type PatchOptions,
   type PatchType,
+  type RequestOptions,
   type WatchOptions,
   type WriteOptions,
 } from './client.ts';

@@ -14,7 +14,7 @@ import {
   NODE,
 } from '../../operator/resources.ts';
 import { spokeClient } from '../../operator/spoke.ts';
-import { ApiError, isNotFound, type KubeClient, type KubeObject } from '../../runtime/index.ts';
+import { isNotFound, type KubeClient, type KubeObject } from '../../runtime/index.ts';
 import {
   type CsrType,
   day2Stage,
@@ -41,23 +41,6 @@ export const SPOKE_EVENT_REASON = {
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/**
- * Spokes that could not be reached, by kubeconfig Secret, until when they are left alone: a
- * blackholed API server costs a request timeout, and the day-2 Agents of one cluster would pay it
- * one after the other on the Agent controller's worker. An answer of any kind (even an error
- * status) is not remembered.
- */
-const unreachable = new WeakMap<OperatorContext, Map<string, { until: number; message: string }>>();
-
-function unreachableSpokes(ctx: OperatorContext): Map<string, { until: number; message: string }> {
-  let m = unreachable.get(ctx);
-  if (!m) {
-    m = new Map();
-    unreachable.set(ctx, m);
-  }
-  return m;
 }
 
 export interface Day2Input {
@@ -91,26 +74,16 @@ export async function day2SpokeWork(
   ctx: OperatorContext,
   input: Day2Input,
 ): Promise<{ ok: true; value: Day2Outcome } | { ok: false; message: string }> {
-  const spoke = await spokeClient(ctx, input.cd);
+  // A spoke that did not answer is left alone for the hold time (spokeClient returns why).
+  const spoke = await spokeClient(ctx, input.cd, { unreachableHoldMs: input.unreachableHoldMs });
   if (!spoke.ok) return { ok: false, message: spoke.message };
   const client = spoke.client;
-  const down = unreachableSpokes(ctx);
-  const known = down.get(spoke.secret);
-  if (known && known.until > input.now.getTime()) return { ok: false, message: known.message };
   const errors: string[] = [];
   let node: SpokeNode | undefined;
   try {
     node = await client.getIfExists<SpokeNode>(NODE, input.hostname);
-    down.delete(spoke.secret);
   } catch (err) {
-    const message = `reading Node ${input.hostname}: ${errorMessage(err)}`;
-    if (!(err instanceof ApiError)) {
-      down.set(spoke.secret, {
-        until: input.now.getTime() + input.unreachableHoldMs,
-        message: `spoke of ${spoke.secret} unreachable: ${message}`,
-      });
-    }
-    return { ok: false, message };
+    return { ok: false, message: `reading Node ${input.hostname}: ${errorMessage(err)}` };
   }
 
   let csrStatus = input.csrStatus;

@@ -2,6 +2,8 @@
 // plays the spoke here): a working client, a client per kubeconfig version, and errors as values
 // for a missing Secret, a missing key and an unusable kubeconfig.
 import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterDeployment } from '../../../src/api/index.ts';
 import { SECRET } from '../../../src/operator/resources.ts';
@@ -77,6 +79,31 @@ describe('spokeClient', () => {
     await putSecret('imported-kubeconfig', { kubeconfig });
     const r = await spokeClient(op.ctx, cd('c2', 'imported-kubeconfig'));
     expect(r).toMatchObject({ ok: true, secret: `${ns}/imported-kubeconfig` });
+  });
+
+  it('leaves a spoke that did not answer alone for the hold time; any answer clears it', async () => {
+    const closedPort = await new Promise<number>((resolve) => {
+      const srv = createServer();
+      srv.listen(0, '127.0.0.1', () => {
+        const { port } = srv.address() as AddressInfo;
+        srv.close(() => resolve(port));
+      });
+    });
+    const dead = kubeconfig.replace(/server: \S+/, `server: https://127.0.0.1:${closedPort}`);
+    await putSecret('c6-admin-kubeconfig', { kubeconfig: dead });
+    const first = await spokeClient(op.ctx, cd('c6'));
+    if (!first.ok) throw new Error(first.message);
+    await expect(first.client.list(SECRET, { namespace: ns })).rejects.toThrow();
+    const held = await spokeClient(op.ctx, cd('c6'));
+    expect(held).toMatchObject({ ok: false, reason: 'unreachable' });
+    expect(held.ok ? '' : held.message).toContain(`spoke of ${ns}/c6-admin-kubeconfig unreachable:`);
+    // Once the hold is over the client is handed out again (a real answer would clear it).
+    expect((await spokeClient(op.ctx, cd('c6'), { unreachableHoldMs: 0 })).ok).toBe(true);
+    // An error status is an answer: a reachable spoke refusing a request is not held.
+    const live = await spokeClient(op.ctx, cd('c1'));
+    if (!live.ok) throw new Error(live.message);
+    await expect(live.client.get(SECRET, 'does-not-exist', ns)).rejects.toThrow();
+    expect((await spokeClient(op.ctx, cd('c1'))).ok).toBe(true);
   });
 
   it('reports a missing Secret, a missing key and an unusable kubeconfig', async () => {
