@@ -27,8 +27,8 @@ import { type ApiResource, KubeClient, type KubeObject, updateStatus } from '../
 import { csrRequest } from '../../harness/csr.ts';
 import { eventually, kubeconfigPath, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
-import { clusterDeploymentObject, createCluster, eventuallyAci, snoAciObject } from '../cluster/harness.ts';
-import { adminClient, call, createInfraEnv, inventory, waitForAgent } from '../hosts/helpers.ts';
+import { importedCluster } from '../cluster/imported.ts';
+import { adminClient, call, inventory, waitForAgent } from '../hosts/helpers.ts';
 
 const CLUSTER_ROLE: ApiResource = {
   group: 'rbac.authorization.k8s.io',
@@ -66,35 +66,6 @@ function clientAs(user: string): KubeClient {
   const kc = new KubeConfig();
   kc.loadFromString(stringify(doc));
   return new KubeClient({ kubeConfig: kc, qps: 0 });
-}
-
-/** An imported (day-2) cluster whose kubeconfig Secret holds `kubeconfigText`, with an InfraEnv for it. */
-async function importedCluster(
-  kubeconfigText: string,
-): Promise<{ name: string; ie: InfraEnv; token: string }> {
-  const name = uniqueName('day2');
-  await client.create(SECRET, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: `${name}-admin-kubeconfig`, namespace: ns },
-    data: { kubeconfig: Buffer.from(kubeconfigText).toString('base64') },
-  } as never);
-  const cd = clusterDeploymentObject(ns, name, { installed: true });
-  delete cd.spec.pullSecretRef;
-  const aci = snoAciObject(ns, name, 'unused', {
-    clusterMetadata: {
-      clusterID: randomUUID(),
-      infraID: name,
-      adminKubeconfigSecretRef: { name: `${name}-admin-kubeconfig` },
-    },
-  });
-  delete aci.spec.imageSetRef;
-  await createCluster(client, cd, aci);
-  await eventuallyAci(client, ns, name, (a) => a.status?.debugInfo?.state === 'adding-hosts', 'adding-hosts');
-  const ie = await createInfraEnv(client, ns, name, { clusterRef: { name, namespace: ns } });
-  await eventually(async () => op.ctx.infraEnvById(ie.metadata.uid ?? ''), { what: 'InfraEnv in cache' });
-  const token = op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' });
-  return { name, ie, token };
 }
 
 /**
@@ -251,7 +222,7 @@ afterAll(async () => {
 
 describe('day-2 host after reboot', () => {
   it('approves and records the CSRs, labels the Node once Ready, and reaches Done', async () => {
-    const cluster = await importedCluster(kubeconfig);
+    const cluster = await importedCluster({ client, op, ns, kubeconfig });
     const host = await rebootedHost(cluster, {
       nodeLabels: { 'node-role.kubernetes.io/infra': '', zone: 'a' },
     });
@@ -331,7 +302,12 @@ describe('day-2 host after reboot', () => {
   }, 90_000);
 
   it('reports a broken kubeconfig on the Agent and keeps trying', async () => {
-    const cluster = await importedCluster('apiVersion: v1\nkind: Config\nclusters: []\n');
+    const cluster = await importedCluster({
+      client,
+      op,
+      ns,
+      kubeconfig: 'apiVersion: v1\nkind: Config\nclusters: []\n',
+    });
     const host = await rebootedHost(cluster);
     const event = await eventually(
       async () => {
@@ -361,7 +337,7 @@ describe('day-2 host after reboot', () => {
   it('reports an unreachable spoke on the Agent', async () => {
     const doc = parse(kubeconfig) as { clusters: { cluster: { server: string } }[] };
     for (const c of doc.clusters) c.cluster.server = 'https://127.0.0.1:1';
-    const cluster = await importedCluster(stringify(doc));
+    const cluster = await importedCluster({ client, op, ns, kubeconfig: stringify(doc) });
     const host = await rebootedHost(cluster);
     const event = await eventually(
       async () => {
@@ -381,7 +357,7 @@ describe('day-2 host after reboot', () => {
 describe('spoke cleanup', () => {
   let cluster: Awaited<ReturnType<typeof importedCluster>>;
   beforeAll(async () => {
-    cluster = await importedCluster(kubeconfig);
+    cluster = await importedCluster({ client, op, ns, kubeconfig });
   });
 
   it('deletes the Node of a deleted Agent', async () => {

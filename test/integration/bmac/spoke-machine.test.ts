@@ -5,13 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BareMetalHost, InfraEnv, Machine } from '../../../src/api/index.ts';
-import { AGENT, BARE_METAL_HOST, MACHINE, SECRET } from '../../../src/operator/resources.ts';
+import type { BareMetalHost, Machine } from '../../../src/api/index.ts';
+import { AGENT, BARE_METAL_HOST, MACHINE } from '../../../src/operator/resources.ts';
 import { type ApiResource, isAlreadyExists, updateStatus } from '../../../src/runtime/index.ts';
 import { eventually, kubeconfigPath, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
-import { clusterDeploymentObject, createCluster, eventuallyAci, snoAciObject } from '../cluster/harness.ts';
-import { adminClient, call, createInfraEnv, inventory, waitForAgent } from '../hosts/helpers.ts';
+import { importedCluster } from '../cluster/imported.ts';
+import { adminClient, call, inventory, waitForAgent } from '../hosts/helpers.ts';
 
 const NAMESPACE: ApiResource = {
   group: '',
@@ -33,42 +33,6 @@ let ns: string;
 let createdMapiNs = false;
 const masterName = uniqueName('master');
 const spokeObjects: { res: ApiResource; name: string }[] = [];
-
-/** An imported (installed) 3-master baremetal cluster whose spoke is this API server. */
-async function importedCluster(): Promise<{ name: string; ie: InfraEnv; token: string }> {
-  const name = uniqueName('day2m');
-  const kubeconfig = await readFile(kubeconfigPath(), 'utf8');
-  await client.create(SECRET, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: `${name}-admin-kubeconfig`, namespace: ns },
-    data: { kubeconfig: Buffer.from(kubeconfig).toString('base64') },
-  } as never);
-  const cd = clusterDeploymentObject(ns, name, { installed: true });
-  delete cd.spec.pullSecretRef;
-  const aci = snoAciObject(ns, name, 'unused', {
-    clusterMetadata: {
-      clusterID: randomUUID(),
-      infraID: name,
-      adminKubeconfigSecretRef: { name: `${name}-admin-kubeconfig` },
-    },
-    platformType: 'BareMetal',
-    apiVIPs: ['192.168.111.5'],
-    ingressVIPs: ['192.168.111.4'],
-    provisionRequirements: { controlPlaneAgents: 3 },
-  });
-  delete aci.spec.imageSetRef;
-  aci.spec.networking.userManagedNetworking = false;
-  await createCluster(client, cd, aci);
-  await eventuallyAci(client, ns, name, (a) => a.status?.debugInfo?.state === 'adding-hosts', 'adding-hosts');
-  const ie = await createInfraEnv(client, ns, name, { clusterRef: { name, namespace: ns } });
-  await eventually(async () => op.ctx.infraEnvById(ie.metadata.uid ?? ''), { what: 'InfraEnv in cache' });
-  return {
-    name,
-    ie,
-    token: op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' }),
-  };
-}
 
 beforeAll(async () => {
   ns = await newNamespace('bmac-spoke-machine');
@@ -109,7 +73,25 @@ afterAll(async () => {
 
 describe('BMAC day-2 spoke BareMetalHost and Machine', () => {
   it('creates them on the spoke while the host installs, records it on the hub BMH, once', async () => {
-    const cluster = await importedCluster();
+    const cluster = await importedCluster({
+      client,
+      op,
+      ns,
+      kubeconfig: await readFile(kubeconfigPath(), 'utf8'),
+      prefix: 'day2m',
+      aciSpec: {
+        platformType: 'BareMetal',
+        apiVIPs: ['192.168.111.5'],
+        ingressVIPs: ['192.168.111.4'],
+        provisionRequirements: { controlPlaneAgents: 3 },
+        networking: {
+          clusterNetwork: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }],
+          serviceNetwork: ['172.30.0.0/16'],
+          machineNetwork: [{ cidr: '192.168.111.0/24' }],
+          userManagedNetworking: false,
+        },
+      },
+    });
     const mac = '52:54:00:bb:00:01';
     const bmhName = uniqueName('day2-host');
     const machineName = `${cluster.name}-${bmhName}`;

@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent, BareMetalHost, InfraEnv } from '../../../src/api/index.ts';
-import { AGENT, BARE_METAL_HOST, CONFIG_MAP, NODE, SECRET } from '../../../src/operator/resources.ts';
+import type { Agent, BareMetalHost } from '../../../src/api/index.ts';
+import { AGENT, BARE_METAL_HOST, CONFIG_MAP, NODE } from '../../../src/operator/resources.ts';
 import {
   type ApiResource,
   isAlreadyExists,
@@ -17,8 +17,8 @@ import {
 import { selfSignedIngressCa } from '../../../src/sim/ingress-ca.ts';
 import { eventually, kubeconfigPath, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
-import { clusterDeploymentObject, createCluster, eventuallyAci, snoAciObject } from '../cluster/harness.ts';
-import { adminClient, call, createInfraEnv, inventory, waitForAgent } from '../hosts/helpers.ts';
+import { type ImportedCluster, importedCluster } from '../cluster/imported.ts';
+import { adminClient, call, inventory, waitForAgent } from '../hosts/helpers.ts';
 
 const NAMESPACE: ApiResource = {
   group: '',
@@ -41,39 +41,8 @@ const client = adminClient();
 let op: TestOperator;
 let ns: string;
 let ca: string;
-let cluster: { name: string; ie: InfraEnv; token: string };
+let cluster: ImportedCluster;
 const nodes: string[] = [];
-
-/** An imported (installed) cluster whose spoke is this API server, with a bound InfraEnv. */
-async function importedCluster(): Promise<{ name: string; ie: InfraEnv; token: string }> {
-  const name = uniqueName('day2');
-  const kubeconfig = await readFile(kubeconfigPath(), 'utf8');
-  await client.create(SECRET, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: `${name}-admin-kubeconfig`, namespace: ns },
-    data: { kubeconfig: Buffer.from(kubeconfig).toString('base64') },
-  } as never);
-  const cd = clusterDeploymentObject(ns, name, { installed: true });
-  delete cd.spec.pullSecretRef;
-  const aci = snoAciObject(ns, name, 'unused', {
-    clusterMetadata: {
-      clusterID: randomUUID(),
-      infraID: name,
-      adminKubeconfigSecretRef: { name: `${name}-admin-kubeconfig` },
-    },
-  });
-  delete aci.spec.imageSetRef;
-  await createCluster(client, cd, aci);
-  await eventuallyAci(client, ns, name, (a) => a.status?.debugInfo?.state === 'adding-hosts', 'adding-hosts');
-  const ie = await createInfraEnv(client, ns, name, { clusterRef: { name, namespace: ns } });
-  await eventually(async () => op.ctx.infraEnvById(ie.metadata.uid ?? ''), { what: 'InfraEnv in cache' });
-  return {
-    name,
-    ie,
-    token: op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' }),
-  };
-}
 
 /** A day-2 host registered through the REST API with `mac`; optionally already joined (stage Joined). */
 async function registerHost(mac: string, joined: boolean): Promise<{ id: string; hostname: string }> {
@@ -148,7 +117,7 @@ beforeAll(async () => {
     metadata: { name: 'machine-config-server-ca', namespace: MCS_NS },
     data: { 'ca-bundle.crt': ca },
   } as never);
-  cluster = await importedCluster();
+  cluster = await importedCluster({ client, op, ns, kubeconfig: await readFile(kubeconfigPath(), 'utf8') });
 }, 60_000);
 
 afterAll(async () => {
