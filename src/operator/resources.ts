@@ -77,6 +77,15 @@ export const INGRESS: ApiResource = {
   namespaced: true,
 };
 /** OpenShift only; watched only while route.openshift.io/v1 is served. */
+/** The hub's ClusterVersion (OpenShift hubs only; cluster-scoped, the one object is `version`). */
+export const CLUSTER_VERSION: ApiResource = {
+  group: 'config.openshift.io',
+  version: 'v1',
+  kind: 'ClusterVersion',
+  plural: 'clusterversions',
+  namespaced: false,
+};
+
 export const ROUTE: ApiResource = {
   group: 'route.openshift.io',
   version: 'v1',

@@ -214,6 +214,7 @@ export const RULES: readonly RbacRule[] = [
       'src/operator/referenced.ts:consume (merge patch of the watch/backup labels)',
       'src/controllers/hosts/keystore.ts:SecretKeyStore (get, create the signing-key Secret)',
       'src/controllers/cluster/completion.ts:ensureSecret (get, create, merge patch)',
+      'src/controllers/ppi/release-image.ts:HubReleaseImages.lookup (get of openshift-config/pull-secret: registry credentials for the hub release)',
       'src/controllers/bmac/fencing.ts:ensureFencingCredentials (create, merge patch of the generated fencing Secret; watch of BMC Secrets)',
       'src/operator/spoke.ts:spokeClient (the admin kubeconfig Secret, read through readSecret; everything done with it happens on the spoke and needs no hub rule)',
     ],
@@ -237,6 +238,15 @@ export const RULES: readonly RbacRule[] = [
     usedBy: [
       'src/runtime/events.ts:EventRecorder (create; merge patch of an aggregated Event)',
       'src/controllers/events.ts:OperatorEvents (create; list for GET /v2/events)',
+    ],
+  },
+  {
+    scope: 'cluster',
+    apiGroup: 'config.openshift.io',
+    resources: ['clusterversions'],
+    verbs: ['get'],
+    usedBy: [
+      'src/controllers/ppi/release-image.ts:HubReleaseImages.releaseImage (get of `version`, where served, at most once per 10 min: the hub release for the ironic agent image)',
     ],
   },
   {

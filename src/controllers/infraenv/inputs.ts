@@ -186,7 +186,7 @@ export async function gatherImageInputs(
     defaultImageType: DEFAULT_IMAGE_TYPE,
   });
   // Converged flow: the ironic agent rides in the internal override, so it is in the image digest.
-  const ironic = ironicOverrideFor(ctx, ie, record);
+  const ironic = await ironicOverrideFor(ctx, ie, record);
   if (ironic) record.internal_ignition_config_override = ironic;
   const arch = record.cpu_architecture ?? 'x86_64';
   const clusterArch = binding?.cpuArchitecture;

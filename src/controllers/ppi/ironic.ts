@@ -3,13 +3,15 @@
 // the ironic agent into the discovery ignition (as the record's internal ignition override, so it
 // is part of the image digest) through `ironicOverrideFor`.
 //
-// Where upstream finds the ironic URLs and image (hub ICC Secret, Provisioning CR, hub
-// ClusterVersion release, ClusterImageSets) this operator takes settings:
-//   IRONIC_BASE_URL (required for the converged flow), IRONIC_INSPECTOR_BASE_URL (optional),
-//   IRONIC_AGENT_IMAGE / IRONIC_AGENT_IMAGE_ARM (defaults: upstream's last-resort images).
-// The InfraEnv annotation `ironic-agent-image-override` still wins over the image defaults. The
-// hub-release lookup is skipped: finding the ironic-agent image inside a release payload needs the
-// registry, which the operator does not talk to.
+// Ironic URLs come from settings: IRONIC_BASE_URL (required for the converged flow) and
+// IRONIC_INSPECTOR_BASE_URL (optional); upstream's ICC Secret and Provisioning CR are not read.
+// The ironic agent image, first match wins:
+//   1. the InfraEnv annotation `ironic-agent-image-override`;
+//   2. the hub release's `ironic-agent` component for the infra-env's architecture, where the hub
+//      serves config.openshift.io ClusterVersion (release-image.ts: registry lookup, cached; any
+//      failure is logged once and falls through);
+//   3. IRONIC_AGENT_IMAGE / IRONIC_AGENT_IMAGE_ARM (defaults: upstream's last-resort images).
+// Not implemented: upstream's ICC Secret image and the ClusterImageSet matching the hub version.
 // A dual-stack hub lists two ironic URLs (one per family, primary first); each spoke gets the one
 // of its family (ironicUrlForSpoke): ip-family annotation → bound cluster's networks → primary.
 import type { InfraEnv } from '../../api/index.ts';
@@ -29,6 +31,7 @@ import {
 import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
 import { type IpFamily, ipFamily } from '../../core/network/cidr.ts';
 import type { OperatorContext } from '../../operator/context.ts';
+import { hubReleaseImagesOf } from './release-image.ts';
 
 export interface IronicSettings {
   ironicBaseUrl: string;
@@ -48,16 +51,21 @@ export function ironicSettingsOf(ctx: OperatorContext): IronicSettings {
   };
 }
 
-/** The ironic agent options for an InfraEnv, or why there are none. */
+/**
+ * The ironic agent options for an InfraEnv, or why there are none. The image: the override
+ * annotation, else `hubReleaseImage` (the hub release's ironic-agent for the infra-env's arch),
+ * else the settings' default for the arch (ironicAgentImageFor).
+ */
 export function ironicAgentOptions(
   settings: IronicSettings,
   ie: InfraEnv,
   spokeFamilies?: ReadonlySet<IpFamily>,
+  hubReleaseImage?: string,
 ): { ok: true; options: IronicAgentOptions } | { ok: false; error: string } {
   if (!settings.ironicBaseUrl) {
     return { ok: false, error: 'no ironic URL is configured (set IRONIC_BASE_URL)' };
   }
-  const override = ie.metadata.annotations?.[INFRAENV_IRONIC_AGENT_IMAGE_OVERRIDE_ANNOTATION];
+  const image = ironicImageOverride(ie) || hubReleaseImage;
   const families =
     ipFamiliesFromAnnotation(ie.metadata.annotations?.[INFRAENV_IP_FAMILY_ANNOTATION]) ?? spokeFamilies;
   return {
@@ -67,11 +75,15 @@ export function ironicAgentOptions(
       ...(settings.ironicInspectorBaseUrl
         ? { ironicInspectorBaseUrl: ironicUrlForSpoke(settings.ironicInspectorBaseUrl, families) }
         : {}),
-      ...(override ? { ironicAgentImage: override } : {}),
+      ...(image ? { ironicAgentImage: image } : {}),
       defaultImage: settings.defaultImage,
       defaultImageArm: settings.defaultImageArm,
     },
   };
+}
+
+function ironicImageOverride(ie: InfraEnv): string | undefined {
+  return ie.metadata.annotations?.[INFRAENV_IRONIC_AGENT_IMAGE_OVERRIDE_ANNOTATION] || undefined;
 }
 
 export function ironicAgentEnabled(ie: InfraEnv): boolean {
@@ -83,13 +95,18 @@ export function ironicAgentEnabled(ie: InfraEnv): boolean {
  * enabled it on; undefined otherwise (or when no ironic URL is configured — the PPI controller
  * reports that in its conditions).
  */
-export function ironicOverrideFor(
+export async function ironicOverrideFor(
   ctx: OperatorContext,
   ie: InfraEnv,
   record: InfraEnvRecord,
-): string | undefined {
+): Promise<string | undefined> {
   if (!ironicAgentEnabled(ie)) return undefined;
-  const opts = ironicAgentOptions(ironicSettingsOf(ctx), ie, boundClusterFamilies(ctx, ie));
+  const settings = ironicSettingsOf(ctx);
+  if (!settings.ironicBaseUrl) return undefined;
+  const hubImage = ironicImageOverride(ie)
+    ? undefined
+    : await hubReleaseImagesOf(ctx).ironicAgentImage(record.cpu_architecture);
+  const opts = ironicAgentOptions(settings, ie, boundClusterFamilies(ctx, ie), hubImage);
   return opts.ok ? ironicAgentOverride(record, opts.options) : undefined;
 }
 

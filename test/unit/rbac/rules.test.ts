@@ -42,6 +42,7 @@ describe('RBAC rules', () => {
       'cluster core secrets: get,list,watch,create,patch',
       'cluster core configmaps: get,list,watch,patch',
       'cluster core events: list,create,patch',
+      'cluster config.openshift.io clusterversions: get',
       'namespace core services: list,watch',
       'namespace networking.k8s.io ingresses: list,watch',
       'namespace route.openshift.io routes: list,watch',
