@@ -10,6 +10,7 @@ import {
   agentByMac,
 } from '../src/operator/indexes.ts';
 import { Store, WorkQueue } from '../src/runtime/index.ts';
+import { benchRoleSuggestion } from './roles.ts';
 
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 10_000);
 const HOSTS_PER_CLUSTER = Number(process.env.BENCH_HOSTS_PER_CLUSTER ?? 3);
@@ -152,3 +153,4 @@ console.log(
 await benchQueue();
 benchStore();
 benchProjection();
+benchRoleSuggestion(line);
