@@ -39,6 +39,7 @@ import { controllerLogsFile, hostLogsFile, readClusterFile } from '../cluster/ar
 import { recordVipVerifications } from '../cluster/vip-verifications.ts';
 import { type OperatorEvents, operatorEventsFor } from '../events.ts';
 import { type AgentHost, agentToHost, type HostRuntimeFacts } from '../records/index.ts';
+import { ConnectivityAdmission } from './connectivity-admission.ts';
 import { clusterRecordById, findHost, hostFacts, infraEnvRecordOf } from './lookup.ts';
 import { type HostMemory, hostMemory, type PendingHostUpdate } from './memory.ts';
 import { registerHostAgent } from './registration.ts';
@@ -93,6 +94,8 @@ export function hostBackend(ctx: OperatorContext, deps: HostBackendDeps): HostBa
   const memory = deps.memory ?? hostMemory(ctx);
   const random = deps.random ?? Math.random;
   const log = ctx.logger.child({ component: 'host-api' });
+  // Clusters of more than 150 hosts: connectivity checks are admitted 150 a minute (core.md §9.3).
+  const connectivity = new ConnectivityAdmission({ now: () => ctx.now().getTime() });
 
   const enqueueAgent = (agent: Agent) => ctx.bus.enqueue('agent', objectKey(agent));
   const enqueueCluster = (clusterId: string | undefined) => {
@@ -145,6 +148,7 @@ export function hostBackend(ctx: OperatorContext, deps: HostBackendDeps): HostBa
       const host = agentToHost(agent, hostFacts(ctx, memory, id));
       const cluster = await clusterRecordById(ctx, host.cluster_id);
       const options = stepsOptionsFor(ctx);
+      options.admitConnectivityCheck = (clusterId, hostId) => connectivity.admit(clusterId, hostId);
       const headers = agent.spec.ignitionEndpointHTTPHeaders;
       if (agent.spec.ignitionEndpointTokenReference?.name || headers) {
         // Day-2 hosts fetch the cluster's ignition with the token and headers the Agent names.

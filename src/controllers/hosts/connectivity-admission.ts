@@ -1,0 +1,73 @@
+// Admission of connectivity checks in large clusters (core.md §9.3): above 150 hosts every host
+// probing every other one is quadratic work for the agents and for the service that stores the
+// results, so each cluster admits at most 150 checks per minute, in the order hosts asked.
+//
+// A sliding one-minute window counts admissions; a host refused joins the cluster's waiting queue,
+// and while the queue is not empty only its head may take a free slot, so no host starves behind
+// faster pollers. A queued host that stops asking (rebooted, deleted) leaves the queue after two
+// windows, so it cannot block the others.
+
+export interface ConnectivityAdmissionOptions {
+  limit?: number;
+  windowMs?: number;
+  now?: () => number;
+}
+
+interface ClusterState {
+  admitted: number[];
+  /** Host ids waiting, oldest first, with when each last asked. */
+  queue: Map<string, number>;
+}
+
+export class ConnectivityAdmission {
+  private readonly limit: number;
+  private readonly windowMs: number;
+  private readonly now: () => number;
+  private readonly clusters = new Map<string, ClusterState>();
+
+  constructor(opts: ConnectivityAdmissionOptions = {}) {
+    this.limit = opts.limit ?? 150;
+    this.windowMs = opts.windowMs ?? 60_000;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Whether the host may run a connectivity check now; a refused host keeps its place in line. */
+  admit(clusterId: string, hostId: string): boolean {
+    const now = this.now();
+    let state = this.clusters.get(clusterId);
+    if (!state) {
+      state = { admitted: [], queue: new Map() };
+      this.clusters.set(clusterId, state);
+    }
+    this.expire(state, now);
+    const free = state.admitted.length < this.limit;
+    const head = state.queue.keys().next().value;
+    if (free && (head === undefined || head === hostId)) {
+      state.admitted.push(now);
+      state.queue.delete(hostId);
+      return true;
+    }
+    // Keep the original place: a Map keeps insertion order when an existing key is updated.
+    state.queue.set(hostId, now);
+    return false;
+  }
+
+  /** Clusters with state (for tests and metrics). */
+  get trackedClusters(): number {
+    for (const [id, state] of this.clusters) {
+      this.expire(state, this.now());
+      if (state.admitted.length === 0 && state.queue.size === 0) this.clusters.delete(id);
+    }
+    return this.clusters.size;
+  }
+
+  private expire(state: ClusterState, now: number): void {
+    const since = now - this.windowMs;
+    let drop = 0;
+    while (drop < state.admitted.length && (state.admitted[drop] ?? 0) <= since) drop++;
+    if (drop > 0) state.admitted.splice(0, drop);
+    for (const [host, lastAsked] of state.queue) {
+      if (lastAsked <= now - 2 * this.windowMs) state.queue.delete(host);
+    }
+  }
+}
