@@ -100,6 +100,12 @@ export class OperatorContext {
    * address); the REST server and base-url-discovery.ts update it.
    */
   readonly urlState: ServiceUrlState;
+  /**
+   * Whether BMAC and the PreprovisioningImage controller use the converged flow. Starts as
+   * ALLOW_CONVERGED_FLOW; startOperator replaces it with the hub-checked decision
+   * (converged-flow.ts) before any controller registers, and it does not change afterwards.
+   */
+  convergedFlow: boolean;
   /** Injectable clock, so tests can move time. */
   now: () => Date = () => new Date();
 
@@ -109,6 +115,7 @@ export class OperatorContext {
     this.logger = init.mgr.logger;
     this.settings = init.settings;
     this.namespace = init.namespace;
+    this.convergedFlow = init.settings.allowConvergedFlow;
     this.urlState = new ServiceUrlState({
       service: init.settings.serviceBaseUrl,
       image: init.settings.imageServiceBaseUrl,

@@ -13,6 +13,7 @@ import { startWebhookServer, type WebhookServer } from '../webhooks/server.ts';
 import { BaseUrlDiscovery, baseUrlCacheOptions } from './base-url-discovery.ts';
 import type { OperatorConfig } from './config.ts';
 import { OperatorContext, operatorCacheOptions } from './context.ts';
+import { decideConvergedFlow } from './converged-flow.ts';
 import { closeSpokeClients } from './spoke.ts';
 
 export interface RunningOperator {
@@ -63,6 +64,10 @@ export async function startOperator(
     cacheByResource: [...operatorCacheOptions(), ...baseUrlCacheOptions(config.operator, namespace)],
   });
   const ctx = new OperatorContext({ mgr, settings: config.operator, namespace });
+  // Once, before BMAC and the PPI controller register: both read ctx.convergedFlow.
+  ctx.convergedFlow = (
+    await decideConvergedFlow(ctx.client, config.operator.allowConvergedFlow, logger)
+  ).converged;
   registerControllers(ctx);
   // Before the manager starts, so its first cache sync includes the Route/Ingress/Service.
   const baseUrls = new BaseUrlDiscovery(ctx, { routeCheckIntervalMs: config.runtime.discoveryIntervalMs });

@@ -86,6 +86,15 @@ export const CLUSTER_VERSION: ApiResource = {
   namespaced: false,
 };
 
+/** The hub's ClusterOperators (OpenShift hubs only; cluster-scoped), e.g. `baremetal`. */
+export const CLUSTER_OPERATOR: ApiResource = {
+  group: 'config.openshift.io',
+  version: 'v1',
+  kind: 'ClusterOperator',
+  plural: 'clusteroperators',
+  namespaced: false,
+};
+
 export const ROUTE: ApiResource = {
   group: 'route.openshift.io',
   version: 'v1',
@@ -110,6 +119,36 @@ export const CERTIFICATE_SIGNING_REQUEST: ApiResource = {
   kind: 'CertificateSigningRequest',
   plural: 'certificatesigningrequests',
   namespaced: false,
+};
+// The reclaim objects (src/controllers/agent/reclaim.ts), also spoke-only.
+export const NAMESPACE: ApiResource = {
+  group: '',
+  version: 'v1',
+  kind: 'Namespace',
+  plural: 'namespaces',
+  namespaced: false,
+};
+export const SERVICE_ACCOUNT: ApiResource = {
+  group: '',
+  version: 'v1',
+  kind: 'ServiceAccount',
+  plural: 'serviceaccounts',
+  namespaced: true,
+};
+export const ROLE: ApiResource = {
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  kind: 'Role',
+  plural: 'roles',
+  namespaced: true,
+};
+export const ROLE_BINDING: ApiResource = { ...ROLE, kind: 'RoleBinding', plural: 'rolebindings' };
+export const DAEMON_SET: ApiResource = {
+  group: 'apps',
+  version: 'v1',
+  kind: 'DaemonSet',
+  plural: 'daemonsets',
+  namespaced: true,
 };
 export const MACHINE = resourceOf(machineKind);
 export const MACHINE_SET = resourceOf(machineSetKind);

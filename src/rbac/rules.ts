@@ -250,6 +250,15 @@ export const RULES: readonly RbacRule[] = [
     ],
   },
   {
+    scope: 'cluster',
+    apiGroup: 'config.openshift.io',
+    resources: ['clusteroperators'],
+    verbs: ['get'],
+    usedBy: [
+      'src/operator/converged-flow.ts:decideConvergedFlow (get of `baremetal`, where served, once at start: its version gates the converged flow)',
+    ],
+  },
+  {
     scope: 'namespace',
     apiGroup: '',
     resources: ['services'],

@@ -8,9 +8,9 @@ interface ApiResourceList {
 }
 
 export class Discovery {
-  private readonly client: KubeClient;
+  private readonly client: Pick<KubeClient, 'request'>;
 
-  constructor(client: KubeClient) {
+  constructor(client: Pick<KubeClient, 'request'>) {
     this.client = client;
   }
 

@@ -107,7 +107,7 @@ function bmhKeysOfBmcSecret(ctx: OperatorContext, secret: KubeObject): string[] 
 }
 
 export function register(ctx: OperatorContext): void {
-  const converged = ctx.settings.allowConvergedFlow;
+  const converged = ctx.convergedFlow;
   const pauseProvisionedBmhs = ctx.settings.pauseProvisionedBmhs;
   const coolDownMs = imageCoolDownMs();
   const log = ctx.logger.child({ controller: 'bmac' });

@@ -2,8 +2,7 @@
 // discovery image of its InfraEnv (ISO, or kernel + initrd), after marking the InfraEnv so its
 // image carries the ironic agent (ppi/ironic.ts), and mirrors the InfraEnv ImageCreated condition
 // into the PPI Ready/Error conditions. Optional controller over the metal3 kinds; registered only
-// when settings.allowConvergedFlow is on (the upstream `baremetal` ClusterOperator version check is
-// skipped: there is no hub ClusterOperator on a plain control plane).
+// in the converged flow (ctx.convergedFlow, decided once at start: src/operator/converged-flow.ts).
 import type { BareMetalHost, InfraEnv, PreprovisioningImage } from '../../api/index.ts';
 import {
   BMH_REBOOT_ANNOTATION,
@@ -27,7 +26,7 @@ function ownerBmhName(ppi: PreprovisioningImage): string | undefined {
 }
 
 export function register(ctx: OperatorContext): void {
-  if (!ctx.settings.allowConvergedFlow) return;
+  if (!ctx.convergedFlow) return;
   const coolDownMs = imageCoolDownMs();
   const log = ctx.logger.child({ controller: 'preprovisioningimage' });
   ctx.mgr

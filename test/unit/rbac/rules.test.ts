@@ -43,6 +43,7 @@ describe('RBAC rules', () => {
       'cluster core configmaps: get,list,watch,patch',
       'cluster core events: list,create,patch',
       'cluster config.openshift.io clusterversions: get',
+      'cluster config.openshift.io clusteroperators: get',
       'namespace core services: list,watch',
       'namespace networking.k8s.io ingresses: list,watch',
       'namespace route.openshift.io routes: list,watch',
