@@ -1,0 +1,105 @@
+// Reclaim on unbind, the pure part (kubeapi.md §3.4.4): when it applies, and the spoke objects
+// that make the node reboot into discovery (goldens under golden/, UPDATE_GOLDEN=1 rewrites them).
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import {
+  RECLAIM_NAMESPACE,
+  type ReclaimInput,
+  reclaimDecision,
+  reclaimHostObjectName,
+  reclaimObjects,
+  reclaimRunnerArgs,
+} from '../../../../src/controllers/agent/reclaim.ts';
+import type { HostStatus } from '../../../../src/core/model.ts';
+import { expectGolden } from '../../core/golden.ts';
+
+const golden = (name: string) => join(import.meta.dirname, 'golden', `${name}.golden`);
+
+const INPUT: ReclaimInput = {
+  hostId: '5b3c6a2e-0d1f-4c6e-9a51-7f0e2b9d4c11',
+  infraEnvId: 'a1d2c3b4-0000-4000-8000-000000000001',
+  nodeName: 'worker-3.example.com',
+  agentImage: 'quay.io/edge-infrastructure/assisted-installer-agent:latest',
+  serviceBaseUrl: 'https://assisted.hub.example.com',
+  token: 'signed-agent-token',
+};
+
+describe('reclaimDecision', () => {
+  const cases: [string, { imageServiceEnabled: boolean; hasBmh: boolean; status: HostStatus }, boolean][] = [
+    [
+      'installed, no BMH, image service on',
+      { imageServiceEnabled: true, hasBmh: false, status: 'installed' },
+      true,
+    ],
+    [
+      'day-2 host added, no BMH',
+      { imageServiceEnabled: true, hasBmh: false, status: 'added-to-existing-cluster' },
+      true,
+    ],
+    ['image service off', { imageServiceEnabled: false, hasBmh: false, status: 'installed' }, false],
+    ['a BMH (the BMAC reboots it)', { imageServiceEnabled: true, hasBmh: true, status: 'installed' }, false],
+    ['not installed: known', { imageServiceEnabled: true, hasBmh: false, status: 'known' }, false],
+    ['not installed: error', { imageServiceEnabled: true, hasBmh: false, status: 'error' }, false],
+    [
+      'still installing',
+      { imageServiceEnabled: true, hasBmh: false, status: 'installing-in-progress' },
+      false,
+    ],
+  ];
+  it.each(cases)('%s', (_name, input, want) => {
+    const d = reclaimDecision(input);
+    expect(d.reclaim).toBe(want);
+    if (!d.reclaim) expect(d.why).not.toBe('');
+  });
+});
+
+describe('reclaimObjects', () => {
+  it('namespace, RBAC, token Secret and a DaemonSet pinned to the node (golden)', () => {
+    const objects = reclaimObjects(INPUT);
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      'Namespace/assisted-installer',
+      'ServiceAccount/node-reclaim',
+      'Role/node-reclaim',
+      'RoleBinding/node-reclaim',
+      `Secret/node-reclaim-${INPUT.hostId}`,
+      `DaemonSet/node-reclaim-${INPUT.hostId}`,
+    ]);
+    for (const o of objects.slice(1)) expect(o.metadata.namespace).toBe(RECLAIM_NAMESPACE);
+    expectGolden(golden('reclaim-objects.yaml'), stringify(objects, { aliasDuplicateObjects: false }));
+  });
+
+  it('with a service CA: ConfigMap reclaim-config, mounted, and --cacert (golden)', () => {
+    const objects = reclaimObjects({
+      ...INPUT,
+      serviceCaCert: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+    });
+    expect(objects.map((o) => o.kind)).toContain('ConfigMap');
+    expectGolden(golden('reclaim-objects-ca.yaml'), stringify(objects, { aliasDuplicateObjects: false }));
+  });
+
+  it('the runner polls the service as the host', () => {
+    expect(reclaimRunnerArgs(INPUT)).toEqual([
+      'next_step_runner',
+      '--url',
+      INPUT.serviceBaseUrl,
+      '--infra-env-id',
+      INPUT.infraEnvId,
+      '--host-id',
+      INPUT.hostId,
+      '--agent-version',
+      INPUT.agentImage,
+      '--insecure=false',
+    ]);
+    const ds = reclaimObjects(INPUT).at(-1) as unknown as {
+      spec: { template: { spec: { nodeSelector: Record<string, string>; containers: { image: string }[] } } };
+    };
+    expect(ds.spec.template.spec.nodeSelector).toEqual({ 'kubernetes.io/hostname': INPUT.nodeName });
+    expect(ds.spec.template.spec.containers[0]?.image).toBe(INPUT.agentImage);
+  });
+
+  it('per-host names fit a DNS label', () => {
+    expect(reclaimHostObjectName(INPUT.hostId)).toBe(`node-reclaim-${INPUT.hostId}`);
+    expect(reclaimHostObjectName('X'.repeat(80)).length).toBeLessThanOrEqual(63);
+  });
+});
