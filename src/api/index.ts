@@ -90,6 +90,15 @@ import {
   machineStatusSchema,
 } from './machine.ts';
 import {
+  MACHINECONFIGPOOL_GROUP,
+  MACHINECONFIGPOOL_KIND,
+  MACHINECONFIGPOOL_PLURAL,
+  MACHINECONFIGPOOL_VERSION,
+  machineConfigPoolSchema,
+  machineConfigPoolSpecSchema,
+  machineConfigPoolStatusSchema,
+} from './machineconfigpool.ts';
+import {
   NMSTATECONFIG_GROUP,
   NMSTATECONFIG_KIND,
   NMSTATECONFIG_PLURAL,
@@ -118,6 +127,7 @@ export * from './clusterimageset.ts';
 export * from './common.ts';
 export * from './infraenv.ts';
 export * from './machine.ts';
+export * from './machineconfigpool.ts';
 export * from './nmstateconfig.ts';
 export * from './preprovisioningimage.ts';
 
@@ -419,6 +429,21 @@ export const machineSetKind = define({
   statusSchema: machineSetStatusSchema,
 });
 
+export const machineConfigPoolKind = define({
+  group: MACHINECONFIGPOOL_GROUP,
+  version: MACHINECONFIGPOOL_VERSION,
+  kind: MACHINECONFIGPOOL_KIND,
+  plural: MACHINECONFIGPOOL_PLURAL,
+  shortNames: ['mcp'],
+  scope: 'Cluster',
+  printerColumns: [{ name: 'Paused', type: 'boolean', jsonPath: '.spec.paused' }],
+  statusSubresource: true,
+  owned: false,
+  schema: machineConfigPoolSchema,
+  specSchema: machineConfigPoolSpecSchema,
+  statusSchema: machineConfigPoolStatusSchema,
+});
+
 /** Every kind, owned first. */
 export const KINDS: readonly KindDefinition[] = [
   agentKind,
@@ -433,6 +458,7 @@ export const KINDS: readonly KindDefinition[] = [
   preprovisioningImageKind,
   machineKind,
   machineSetKind,
+  machineConfigPoolKind,
 ];
 
 export const OWNED_KINDS: readonly KindDefinition[] = KINDS.filter((k) => k.owned);

@@ -1,8 +1,8 @@
 // One reconcile of a live ClusterDeployment + AgentClusterInstall (kubeapi.md §3.1.2 steps 7–15):
 // build the cluster record, run the monitor, apply a finished preparation, start a day-1
 // installation or day-2 host installs, hand an installed cluster off, then write — changed hosts
-// to their Agents first, then the ACI status once (nothing when unchanged) — and return when to
-// look again.
+// to their Agents first, then the ACI status once (nothing when unchanged) — set the spoke's
+// worker MachineConfigPool pause of a day-2 cluster, and return when to look again.
 
 import type { Agent, AgentClusterInstall, ClusterDeployment } from '../../api/index.ts';
 import { INSTALL_CONFIG_OVERRIDES_ANNOTATION } from '../../api/index.ts';
@@ -52,6 +52,7 @@ import {
   installDay2Host,
   startDay1Installation,
 } from './install.ts';
+import { applyWorkerPoolPause, mcpPauseAgents, workerPoolPaused } from './mcp-pause.ts';
 import { monitorCluster, nextClusterDeadlineMs } from './monitor.ts';
 import { installConfigOptions, prepareInstallArtifacts } from './preparation.ts';
 import { computeAciStatus } from './status.ts';
@@ -286,6 +287,16 @@ export async function syncCluster(
     specSyncError,
     events,
   });
+  // The spoke's worker pool pause (§3.1.10), after the host records are written: a spoke problem
+  // is reported and retried, and never holds up the rest of the sync.
+  let poolRetryInMs: number | undefined;
+  if (cluster.kind === 'AddHostsCluster') {
+    const paused = workerPoolPaused(mcpPauseAgents(agents, cluster));
+    if (paused !== undefined) {
+      const outcome = await applyWorkerPoolPause(ctx, cd, current, paused);
+      if ('retryInMs' in outcome) poolRetryInMs = outcome.retryInMs;
+    }
+  }
   if (recordedAttempt !== undefined) deps.jobs.forget(cluster.id, recordedAttempt);
   if (startPreparation) startPreparationJob(ctx, deps, cdKey, aci, cluster);
   if (statusChanged || changedHostIds.size > 0) {
@@ -304,6 +315,7 @@ export async function syncCluster(
       reissueInMs,
       retryInMs,
       handOffPending ? HANDOFF_RETRY_MS : undefined,
+      poolRetryInMs,
     ),
   );
 }
