@@ -8,7 +8,7 @@ NODE_STAMP := $(NODE_BIN)/node
 DEPS_STAMP := node_modules/.package-lock.json
 
 .PHONY: demo system-deps setup build test test-unit test-integration lint typecheck generate generate-check run dev \
-	controlplane bundle-validate docker-build deploy undeploy bench coverage ci clean
+	controlplane bundle-validate image-smoke docker-build deploy undeploy bench coverage ci clean
 
 $(NODE_STAMP):
 	bash hack/setup-node.sh >/dev/null
@@ -75,10 +75,15 @@ bench: setup
 	npm run bench
 
 ## ci: everything CI runs (see .ci/run)
-ci: lint typecheck generate-check bundle-validate test
+ci: lint typecheck generate-check bundle-validate test coverage image-smoke
 
 docker-build:
 	docker build -t $(IMG) .
+
+## image-smoke: the Dockerfile's stages built without a container engine, its entrypoint run
+## against a local control plane until it serves a discovery ISO (hack/image-smoke.ts)
+image-smoke: setup system-deps controlplane
+	node hack/image-smoke.ts
 
 ## deploy: apply CRDs, RBAC and the operator Deployment to the cluster in $$KUBECONFIG
 deploy: setup
