@@ -58,12 +58,12 @@ describe('workerPoolPaused', () => {
 });
 
 describe('mcpPauseAgents', () => {
-  const agent = (name: string, status: Agent['status'] = {}): Agent =>
+  const agent = (name: string, status: unknown): Agent =>
     ({
       metadata: { name, namespace: 'ns' },
       spec: { nodeLabels: labels, machineConfigPool: 'infra' },
       status,
-    }) as Agent;
+    }) as unknown as Agent;
 
   it('takes state and stage from the cluster record when it has the host, the Agent otherwise', () => {
     const cluster = agentCluster({
@@ -77,11 +77,11 @@ describe('mcpPauseAgents', () => {
     });
     const out = mcpPauseAgents(
       [
-        agent('a', { debugInfo: { state: 'known' } } as never),
+        agent('a', { debugInfo: { state: 'known' } }),
         agent('b', {
           debugInfo: { state: 'installing-in-progress' },
           progress: { currentStage: 'Done' },
-        } as never),
+        }),
       ],
       cluster,
     );
