@@ -31,7 +31,7 @@ import { projectAgentStatus, urlReissueAt } from './project.ts';
 import { referencedFacts } from './references.ts';
 import { type CurrentCluster, type DesiredCluster, type RefreshOutput, refreshAgent } from './refresh.ts';
 import { restoreFromAnnotations } from './restore.ts';
-import { deletionSpokeCleanup, spokeStep } from './spoke-step.ts';
+import { deletionSpokeCleanup, reclaimOnUnbind, spokeStep } from './spoke-step.ts';
 import { nextTimedChangeMs } from './timing.ts';
 
 /** Upstream requeues Agent backend errors after 10 s (§3.10). */
@@ -177,8 +177,11 @@ export async function reconcileAgent(
   const factsBefore = { ...hostFacts(ctx, memory, g.name) };
   const desiredId = g.desired.kind === 'cluster' ? g.desired.clusterId : undefined;
 
+  // Set once the reclaim objects are on the spoke (below): the unbind is then a ReclaimHost.
+  let reclaim = false;
   const refresh = (agent: Agent): RefreshOutput =>
     refreshAgent({
+      ...(reclaim ? { reclaim } : {}),
       // An Agent restored from a backup without status gets it back from its annotations.
       agent: restoreFromAnnotations(agent, desiredId) ?? agent,
       facts: { ...factsBefore, ...g.referenced.facts },
@@ -212,7 +215,14 @@ export async function reconcileAgent(
     autoApprove && cached.spec.approved !== true
       ? { ...cached, spec: { ...cached.spec, approved: true } }
       : cached;
-  const first = refresh(intended);
+  let first = refresh(intended);
+  if (
+    first.unbound &&
+    (await reclaimOnUnbind({ ctx, log: rctx.log, auth: g.auth }, cached, first, g.current))
+  ) {
+    reclaim = true;
+    first = refresh(intended);
+  }
   if (first.skipped) rctx.log.debug({ reason: first.skipped }, 'host refresh skipped');
   // Spoke work (day 2 after the reboot, the old Node after an unbind): its results join the write.
   const boundId = first.host.cluster_id;

@@ -16,6 +16,7 @@ import {
   mediaDisconnected,
   type RoleFitness,
   rebootingForReclaim,
+  reclaimHost,
   reclaimHostFailed,
   refreshHost,
   refreshSuggestedRoles,
@@ -39,6 +40,7 @@ import {
   type HostRuntimeFacts,
   type SpecSyncError,
 } from '../records/index.ts';
+import { RECLAIMABLE_STATES } from './reclaim.ts';
 
 /** Where spec.clusterDeploymentName points. */
 export type DesiredCluster =
@@ -71,6 +73,8 @@ export interface RefreshInput {
   fitness?: (cluster: AgentCluster) => RoleFitness;
   /** A Secret the spec references could not be read (BackendError). */
   referenceError?: SpecSyncError;
+  /** The reclaim objects are on the spoke: an unbind of an installed host is a ReclaimHost. */
+  reclaim?: boolean;
 }
 
 export interface RefreshOutput {
@@ -80,6 +84,8 @@ export interface RefreshOutput {
   /** Set on unbind; 'clear' once the old cluster no longer matters. */
   deprovisionInfo?: AgentDeprovisionInfo | 'clear';
   resetCsrStatus?: boolean;
+  /** Set when this refresh unbound the host: the state it left, and its Node's name. */
+  unbound?: { from: HostStatus; nodeName: string };
   /** Why validations and the state machine did not run this time (logged). */
   skipped?: string;
 }
@@ -295,9 +301,15 @@ export function refreshAgent(input: RefreshInput): RefreshOutput {
   // Late binding (kubeapi.md §3.4.4).
   let deprovisionInfo: RefreshOutput['deprovisionInfo'];
   let resetCsrStatus = false;
+  let unbound: RefreshOutput['unbound'];
   const unbind = () => {
-    const r = unbindHost(host, {}, { now });
+    const from = host.status;
+    const r =
+      input.reclaim && RECLAIMABLE_STATES.includes(from)
+        ? reclaimHost(host, {}, { now })
+        : unbindHost(host, {}, { now });
     if (!r.ok) return; // e.g. `binding`: nothing to unbind from until the host re-registers
+    unbound = { from, nodeName: effectiveHostname(host) };
     deprovisionInfo = {
       cluster_name: current.cdName ?? '',
       cluster_namespace: current.cdNamespace ?? '',
@@ -340,6 +352,7 @@ export function refreshAgent(input: RefreshInput): RefreshOutput {
     ...(specSyncError ? { specSyncError } : {}),
     ...(deprovisionInfo ? { deprovisionInfo } : {}),
     ...(resetCsrStatus ? { resetCsrStatus } : {}),
+    ...(unbound ? { unbound } : {}),
     ...(skipped ? { skipped } : {}),
   });
 

@@ -24,7 +24,10 @@ import {
 import type { OperatorContext } from '../../operator/context.ts';
 import { BARE_METAL_HOST } from '../../operator/resources.ts';
 import { aciFor } from '../../operator/views.ts';
+import type { LocalAuth } from '../../server/auth/index.ts';
+import { serviceConfigOf } from '../agentserviceconfig/service-config.ts';
 import { infraEnvOfAgent } from '../hosts/lookup.ts';
+import { imageServicesOf } from '../infraenv/services.ts';
 import { type AgentCluster, type AgentHost, agentToHost } from '../records/index.ts';
 import {
   needsDay2SpokeWork,
@@ -33,8 +36,16 @@ import {
   spokeCleanupBlockedBy,
   spokeResourcesExist,
 } from './day2.ts';
-import type { RefreshOutput } from './refresh.ts';
-import { cleanSpokeNode, day2SpokeWork, SPOKE_EVENT_REASON, type SpokeCleanupOutcome } from './spoke-work.ts';
+import { reclaimDecision, reclaimObjects } from './reclaim.ts';
+import type { CurrentCluster, RefreshOutput } from './refresh.ts';
+import {
+  applyReclaimObjects,
+  cleanSpokeNode,
+  day2SpokeWork,
+  deleteReclaimObjects,
+  SPOKE_EVENT_REASON,
+  type SpokeCleanupOutcome,
+} from './spoke-work.ts';
 
 /** Upstream retries a failed spoke cleanup after 10 s (§3.4.3 step 1). */
 export const SPOKE_CLEANUP_RETRY_MS = 10_000;
@@ -192,17 +203,16 @@ function reportStage(
   };
 }
 
-/** Cleans the Node deprovision_info names; the failure message, or undefined when done or dropped. */
+/**
+ * Cleans the Node deprovision_info names, and the host's reclaim objects; the failure message, or
+ * undefined when done or dropped.
+ */
 async function unbindCleanup(
   deps: SpokeStepDeps,
   agent: Agent,
   info: AgentDeprovisionInfo,
 ): Promise<string | undefined> {
   const { ctx, log } = deps;
-  if (skipsSpokeCleanup(agent)) {
-    log.info({ node: info.node_name }, 'spoke cleanup skipped (skip-spoke-cleanup annotation)');
-    return undefined;
-  }
   const cd = ctx.informers.clusterDeployments.get(info.cluster_namespace ?? '', info.cluster_name ?? '');
   const blocked = spokeCleanupBlockedBy({
     clusterDeployment: cd,
@@ -213,13 +223,93 @@ async function unbindCleanup(
     log.info({ node: info.node_name, why: blocked }, 'spoke cleanup dropped');
     return undefined;
   }
-  const outcome = await cleanSpokeNode(ctx, cd, info.node_name ?? '');
-  if (outcome.kind === 'failed') {
-    warn(deps, agent, SPOKE_EVENT_REASON.cleanup, outcome.message);
-    return outcome.message;
+  if (skipsSpokeCleanup(agent)) {
+    log.info({ node: info.node_name }, 'spoke cleanup skipped (skip-spoke-cleanup annotation)');
+  } else {
+    const outcome = await cleanSpokeNode(ctx, cd, info.node_name ?? '');
+    if (outcome.kind === 'failed') {
+      warn(deps, agent, SPOKE_EVENT_REASON.cleanup, outcome.message);
+      return outcome.message;
+    }
+    log.info({ node: info.node_name, outcome: describeCleanup(outcome) }, 'spoke cleanup after unbind');
   }
-  log.info({ node: info.node_name, outcome: describeCleanup(outcome) }, 'spoke cleanup after unbind');
+  // The reclaim runner is ours, not the cluster's: it goes even with skip-spoke-cleanup, or it
+  // would poll as the host again should the node ever rejoin.
+  const reclaim = await deleteReclaimObjects(ctx, cd, agent.metadata.name ?? '');
+  if (!reclaim.ok) {
+    warn(deps, agent, SPOKE_EVENT_REASON.cleanup, reclaim.message);
+    return reclaim.message;
+  }
+  if (reclaim.deleted.length > 0)
+    log.info({ deleted: reclaim.deleted }, 'reclaim objects removed from the spoke');
   return undefined;
+}
+
+export interface ReclaimStepDeps {
+  ctx: OperatorContext;
+  log: Logger;
+  /** Signs an agent token when the image services have none yet. */
+  auth: LocalAuth;
+}
+
+/**
+ * Reclaim on unbind (§3.4.4): when this refresh unbinds the host and reclaim applies, puts the
+ * reclaim objects onto the old spoke. True when they are all there, and the unbind is then a
+ * ReclaimHost; on failure (logged, Warning event) reclaim is just not done.
+ */
+export async function reclaimOnUnbind(
+  deps: ReclaimStepDeps,
+  agent: Agent,
+  out: RefreshOutput,
+  current: CurrentCluster,
+): Promise<boolean> {
+  const { ctx, log } = deps;
+  if (!out.unbound) return false;
+  const decision = reclaimDecision({
+    imageServiceEnabled: serviceConfigOf(ctx).current.imageServiceEnabled,
+    hasBmh: bmhOfAgent(ctx, agent) !== undefined,
+    status: out.unbound.from,
+  });
+  if (!decision.reclaim) {
+    log.info({ why: decision.why }, 'unbind without reclaim');
+    return false;
+  }
+  const fail = (message: string) => {
+    log.warn({ reason: SPOKE_EVENT_REASON.reclaim, err: message }, 'reclaim failed; unbinding without it');
+    ctx.mgr.events.event(
+      agent,
+      'Warning',
+      SPOKE_EVENT_REASON.reclaim,
+      `reclaim failed, unbinding without it: ${message}`,
+    );
+    return false;
+  };
+  const cd = ctx.informers.clusterDeployments.get(current.cdNamespace ?? '', current.cdName ?? '');
+  if (!cd) return fail('the ClusterDeployment of the old cluster is not available');
+  const host = out.host;
+  const nodeName = out.unbound.nodeName;
+  if (!nodeName) return fail('the host has no hostname, so its Node is unknown');
+  let token: string;
+  try {
+    token = imageServicesOf(ctx).agentToken(host.infra_env_id);
+  } catch {
+    token = deps.auth.issueAgentToken({ kind: 'infra-env', id: host.infra_env_id });
+  }
+  const objects = reclaimObjects({
+    hostId: host.id,
+    infraEnvId: host.infra_env_id,
+    nodeName,
+    agentImage: ctx.settings.agentImage,
+    serviceBaseUrl: ctx.urls.serviceBaseUrl,
+    token,
+  });
+  const applied = await applyReclaimObjects(ctx, cd, objects);
+  if (!applied.ok) return fail(applied.message);
+  log.info(
+    { node: nodeName, objects: objects.map((o) => `${o.kind} ${o.metadata.name}`) },
+    'reclaim objects on the spoke',
+  );
+  return true;
 }
 
 /**

@@ -9,12 +9,19 @@ import type { OperatorContext } from '../../operator/context.ts';
 import {
   BARE_METAL_HOST,
   CERTIFICATE_SIGNING_REQUEST,
+  CONFIG_MAP,
+  DAEMON_SET,
   MACHINE,
   MACHINE_SET,
+  NAMESPACE,
   NODE,
+  ROLE,
+  ROLE_BINDING,
+  SECRET,
+  SERVICE_ACCOUNT,
 } from '../../operator/resources.ts';
 import { spokeClient } from '../../operator/spoke.ts';
-import { isNotFound, type KubeClient, type KubeObject } from '../../runtime/index.ts';
+import { type ApiResource, isNotFound, type KubeClient, type KubeObject } from '../../runtime/index.ts';
 import {
   type CsrType,
   day2Stage,
@@ -27,6 +34,13 @@ import {
   type SpokeCsr,
   type SpokeNode,
 } from './day2.ts';
+import {
+  RECLAIM_FIELD_MANAGER,
+  RECLAIM_NAMESPACE,
+  type ReclaimKind,
+  type ReclaimObject,
+  reclaimHostObjectName,
+} from './reclaim.ts';
 
 /** Reason and message of the Approved condition this operator puts on a CSR. */
 export const CSR_APPROVAL_REASON = 'AgentInstallOperatorApprove';
@@ -37,6 +51,7 @@ export const csrApprovalMessage = (hostname: string) =>
 export const SPOKE_EVENT_REASON = {
   day2: 'Day2SpokeWorkFailed',
   cleanup: 'SpokeCleanupFailed',
+  reclaim: 'ReclaimFailed',
 } as const;
 
 function errorMessage(err: unknown): string {
@@ -254,4 +269,73 @@ async function deleteIfExists(
     if (isNotFound(err)) return false;
     throw err;
   }
+}
+
+const RECLAIM_RESOURCES: Record<ReclaimKind, ApiResource> = {
+  Namespace: NAMESPACE,
+  ServiceAccount: SERVICE_ACCOUNT,
+  Role: ROLE,
+  RoleBinding: ROLE_BINDING,
+  Secret: SECRET,
+  ConfigMap: CONFIG_MAP,
+  DaemonSet: DAEMON_SET,
+};
+
+/**
+ * Puts the reclaim objects onto the spoke (server-side apply: creating them again changes nothing,
+ * and an existing `assisted-installer` namespace only gains the pod-security label). Stops at the
+ * first failure: without all of them the node would not reboot, and the caller unbinds plainly.
+ */
+export async function applyReclaimObjects(
+  ctx: OperatorContext,
+  cd: ClusterDeployment,
+  objects: readonly ReclaimObject[],
+): Promise<{ ok: true } | { ok: false; message: string }> {
+  const spoke = await spokeClient(ctx, cd);
+  if (!spoke.ok) return { ok: false, message: spoke.message };
+  for (const obj of objects) {
+    const res = RECLAIM_RESOURCES[obj.kind];
+    const name = obj.metadata.name ?? '';
+    try {
+      await spoke.client.patch(res, name, obj.metadata.namespace, 'apply', obj, {
+        fieldManager: RECLAIM_FIELD_MANAGER,
+        force: true,
+      });
+    } catch (err) {
+      const where = obj.metadata.namespace ? `${obj.metadata.namespace}/${name}` : name;
+      return { ok: false, message: `applying ${obj.kind} ${where} on the spoke: ${errorMessage(err)}` };
+    }
+  }
+  return { ok: true };
+}
+
+/**
+ * Removes the host's own reclaim objects (its DaemonSet and token Secret) once the host is back
+ * in discovery; the shared ServiceAccount, Role, RoleBinding and ConfigMap stay for other hosts.
+ * Returns what was deleted.
+ */
+export async function deleteReclaimObjects(
+  ctx: OperatorContext,
+  cd: ClusterDeployment,
+  hostId: string,
+): Promise<{ ok: true; deleted: string[] } | { ok: false; message: string }> {
+  const spoke = await spokeClient(ctx, cd);
+  // No kubeconfig any more: nothing to reach, nothing to remove.
+  if (!spoke.ok) return spoke.reason === 'secret-not-found' ? { ok: true, deleted: [] } : spoke;
+  const name = reclaimHostObjectName(hostId);
+  const deleted: string[] = [];
+  try {
+    for (const [res, kind] of [
+      [DAEMON_SET, 'DaemonSet'],
+      [SECRET, 'Secret'],
+    ] as const) {
+      if (await deleteIfExists(spoke.client, res, name, RECLAIM_NAMESPACE)) deleted.push(`${kind} ${name}`);
+    }
+  } catch (err) {
+    return {
+      ok: false,
+      message: `removing reclaim objects ${RECLAIM_NAMESPACE}/${name}: ${errorMessage(err)}`,
+    };
+  }
+  return { ok: true, deleted };
 }

@@ -158,6 +158,13 @@ export function hostBackend(ctx: OperatorContext, deps: HostBackendDeps): HostBa
           ...(headers ? { headers } : {}),
         });
       }
+      if (host.status === 'reclaiming') {
+        // The discovery boot artifacts the reclaimed host downloads: the InfraEnv's (initrd signed).
+        const a = infraEnv.status?.bootArtifacts;
+        if (a?.kernel && a.rootfs && a.initrd) {
+          options.bootArtifacts = { kernel_url: a.kernel, rootfs_url: a.rootfs, initrd_url: a.initrd };
+        }
+      }
       const result = nextStepsDetailed(host, cluster, await infraEnvRecordOf(ctx, infraEnv), {
         now,
         random,

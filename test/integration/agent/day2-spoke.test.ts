@@ -1,7 +1,8 @@
 // The Agent reconciler's spoke work on the real API server, which also plays the spoke (its admin
 // kubeconfig is the imported cluster's kubeconfig Secret): a day-2 host that rebooted gets its
 // kubelet's client and serving CSRs approved and recorded, its node labels applied once the Node
-// is Ready, and stage Done (kubeapi.md §3.4.7); its Node is removed when the Agent is unbound or
+// is Ready, and stage Done (kubeapi.md §3.4.7); an unbound installed host is reclaimed through a
+// runner DaemonSet on the spoke (§3.4.4); its Node is removed when the Agent is unbound or
 // deleted, unless the skip-spoke-cleanup annotation says otherwise (§3.4.1, §3.4.3); a broken
 // kubeconfig is reported on the Agent and retried. No kubelet runs: the test creates the Node and
 // CSRs itself, the CSRs as the node bootstrapper and the node (impersonation).
@@ -13,15 +14,21 @@ import { parse, stringify } from 'yaml';
 import type { Agent, InfraEnv } from '../../../src/api/index.ts';
 import { NODE_BOOTSTRAPPER_USER } from '../../../src/controllers/agent/day2.ts';
 import { CSR_APPROVAL_REASON, SPOKE_EVENT_REASON } from '../../../src/controllers/agent/spoke-work.ts';
+import { readSecret } from '../../../src/operator/referenced.ts';
 import {
   AGENT,
   BARE_METAL_HOST,
   CERTIFICATE_SIGNING_REQUEST,
+  DAEMON_SET,
   EVENT,
   MACHINE,
   MACHINE_SET,
+  NAMESPACE,
   NODE,
+  ROLE,
+  ROLE_BINDING,
   SECRET,
+  SERVICE_ACCOUNT,
 } from '../../../src/operator/resources.ts';
 import { type ApiResource, KubeClient, type KubeObject, updateStatus } from '../../../src/runtime/index.ts';
 import { csrRequest } from '../../harness/csr.ts';
@@ -46,6 +53,17 @@ const CLUSTER_ROLE_BINDING: ApiResource = {
 interface Csr extends KubeObject {
   spec: { request: string; signerName: string; usages: string[]; username?: string };
   status?: { conditions?: { type: string; status: string; reason?: string }[] };
+}
+interface DaemonSetObject extends KubeObject {
+  spec: {
+    template: {
+      spec: {
+        nodeSelector?: Record<string, string>;
+        serviceAccountName?: string;
+        containers: { image: string; command?: string[]; env?: unknown[] }[];
+      };
+    };
+  };
 }
 interface NodeObject extends KubeObject {
   status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
@@ -384,28 +402,111 @@ describe('spoke cleanup', () => {
     expect(await client.getIfExists(NODE, host.hostname)).toBeDefined();
   }, 60_000);
 
-  it('deletes the old Node once an unbound host is back in discovery', async () => {
+  it('reclaims an unbound installed host: runner on the spoke, reboot, Node and runner removed', async () => {
     const host = await rebootedHost(cluster);
     await toDone(host);
     await client.patch(AGENT, host.id, ns, 'merge', { spec: { clusterDeploymentName: null } });
-    const unbinding = await waitForAgent(
+    const reclaiming = await waitForAgent(
       client,
       ns,
       host.id,
-      (a) => a.status?.debugInfo?.state === 'unbinding-pending-user-action',
-      'unbinding-pending-user-action',
+      (a) => a.status?.debugInfo?.state === 'reclaiming',
+      'reclaiming',
     );
-    expect(unbinding.status?.deprovision_info).toEqual({
+    expect(reclaiming.status?.deprovision_info).toEqual({
       cluster_name: cluster.name,
       cluster_namespace: ns,
       node_name: host.hostname,
       message: 'Waiting for host to unbind to do spoke cleanup',
     });
-    expect(unbinding.status?.csrStatus).toEqual({});
+    expect(reclaiming.status?.csrStatus).toEqual({});
+    // The Bound table has no row for the reclaiming states: they fall to True (kubeapi.md §2).
+    expect(reclaiming.status?.conditions?.find((c) => c.type === 'Bound')?.status).toBe('True');
+
+    // The reclaim objects on the spoke.
+    const perHost = `node-reclaim-${host.id}`;
+    const namespace = await client.get<KubeObject>(NAMESPACE, 'assisted-installer');
+    expect(namespace.metadata.labels?.['pod-security.kubernetes.io/enforce']).toBe('privileged');
+    for (const res of [SERVICE_ACCOUNT, ROLE, ROLE_BINDING]) {
+      expect(await client.getIfExists(res, 'node-reclaim', 'assisted-installer')).toBeDefined();
+    }
+    const binding = await client.get<KubeObject & { subjects: unknown[] }>(
+      ROLE_BINDING,
+      'node-reclaim',
+      'assisted-installer',
+    );
+    expect(binding.subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'node-reclaim', namespace: 'assisted-installer' },
+    ]);
+    const secret = await client.get<KubeObject & { data: Record<string, string> }>(
+      SECRET,
+      perHost,
+      'assisted-installer',
+    );
+    const token = Buffer.from(secret.data.PULL_SECRET_TOKEN ?? '', 'base64').toString('utf8');
+    const ds = await client.get<DaemonSetObject>(DAEMON_SET, perHost, 'assisted-installer');
+    const pod = ds.spec.template.spec;
+    expect(pod.nodeSelector).toEqual({ 'kubernetes.io/hostname': host.hostname });
+    expect(pod.serviceAccountName).toBe('node-reclaim');
+    expect(pod.containers[0]?.image).toBe(op.ctx.settings.agentImage);
+    expect(pod.containers[0]?.command).toEqual([
+      'next_step_runner',
+      '--url',
+      op.ctx.urls.serviceBaseUrl,
+      '--infra-env-id',
+      cluster.ie.metadata.uid,
+      '--host-id',
+      host.id,
+      '--agent-version',
+      op.ctx.settings.agentImage,
+      '--insecure=false',
+    ]);
+    expect(pod.containers[0]?.env).toEqual([
+      { name: 'PULL_SECRET_TOKEN', valueFrom: { secretKeyRef: { name: perHost, key: 'PULL_SECRET_TOKEN' } } },
+    ]);
     // Still waiting for the host: the Node stays.
     expect(await client.getIfExists(NODE, host.hostname)).toBeDefined();
-    // The host boots the discovery image again and registers.
+
+    // A second pass writes nothing: not the Agent, not the spoke.
+    const agentVersion = reclaiming.metadata.resourceVersion;
+    const dsVersion = ds.metadata.resourceVersion;
+    op.ctx.bus.enqueue('agent', `${ns}/${host.id}`);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await client.get<Agent>(AGENT, host.id, ns)).metadata.resourceVersion).toBe(agentVersion);
+    expect(
+      (await client.get<KubeObject>(DAEMON_SET, perHost, 'assisted-installer')).metadata.resourceVersion,
+    ).toBe(dsVersion);
+
+    // The runner (played here, with the DaemonSet's token) downloads the boot artifacts...
     const base = `/v2/infra-envs/${cluster.ie.metadata.uid}/hosts`;
+    const steps = await call(op.baseUrl, 'GET', `${base}/${host.id}/instructions`, { token });
+    expect(steps.status, steps.text).toBe(200);
+    const reply = await call(op.baseUrl, 'POST', `${base}/${host.id}/instructions`, {
+      token,
+      body: {
+        step_type: 'download-boot-artifacts',
+        step_id: 'download-boot-artifacts-1',
+        exit_code: 0,
+        output: 'Successfully downloaded boot artifacts',
+      },
+    });
+    expect(reply.status, reply.text).toBeLessThan(300);
+    await waitForAgent(
+      client,
+      ns,
+      host.id,
+      (a) => a.status?.debugInfo?.state === 'reclaiming-rebooting',
+      'reclaiming-rebooting',
+    );
+    // ...is told to reboot and exit...
+    const reboot = await call(op.baseUrl, 'GET', `${base}/${host.id}/instructions`, { token });
+    const rebootSteps = JSON.parse(reboot.text) as {
+      post_step_action?: string;
+      instructions?: { step_type: string }[];
+    };
+    expect(rebootSteps.instructions?.map((i) => i.step_type)).toEqual(['reboot-for-reclaim']);
+    expect(rebootSteps.post_step_action).toBe('exit');
+    // ...and the host comes back in discovery and registers.
     expect(
       (await call(op.baseUrl, 'POST', base, { token: cluster.token, body: { host_id: host.id } })).status,
     ).toBe(201);
@@ -416,9 +517,75 @@ describe('spoke cleanup', () => {
       (a) => a.status?.deprovision_info === undefined && !!a.status?.debugInfo?.state?.endsWith('-unbound'),
       'deprovision_info cleared',
     );
-    expect(cleaned.status?.deprovision_info).toBeUndefined();
+    expect(cleaned.status?.debugInfo?.state).toBe('discovering-unbound');
     expect(await client.getIfExists(NODE, host.hostname)).toBeUndefined();
+    // The host's runner and token go; the shared RBAC stays for other hosts.
+    expect(await client.getIfExists(DAEMON_SET, perHost, 'assisted-installer')).toBeUndefined();
+    expect(await client.getIfExists(SECRET, perHost, 'assisted-installer')).toBeUndefined();
+    expect(await client.getIfExists(SERVICE_ACCOUNT, 'node-reclaim', 'assisted-installer')).toBeDefined();
   }, 60_000);
+
+  it('unbinds without reclaim when the spoke cannot take the reclaim objects', async () => {
+    const broken = await importedCluster({ client, op, ns, kubeconfig });
+    const host = await rebootedHost(broken);
+    await toDone(host);
+    // The spoke stops answering (its kubeconfig now points nowhere).
+    const doc = parse(kubeconfig) as { clusters: { cluster: { server: string } }[] };
+    for (const c of doc.clusters) c.cluster.server = 'https://127.0.0.1:1';
+    const secretName = `${broken.name}-admin-kubeconfig`;
+    await client.patch(SECRET, secretName, ns, 'merge', {
+      data: { kubeconfig: Buffer.from(stringify(doc)).toString('base64') },
+    });
+    await eventually(
+      async () => (await readSecret(op.ctx, ns, secretName))?.kubeconfig?.includes('127.0.0.1:1') === true,
+      { what: 'broken kubeconfig seen by the operator' },
+    );
+    await client.patch(AGENT, host.id, ns, 'merge', { spec: { clusterDeploymentName: null } });
+    const unbinding = await waitForAgent(
+      client,
+      ns,
+      host.id,
+      (a) => a.status?.debugInfo?.state === 'unbinding-pending-user-action',
+      'unbinding-pending-user-action',
+    );
+    expect(unbinding.status?.deprovision_info?.node_name).toBe(host.hostname);
+    const event = await eventually(
+      async () => {
+        const list = await client.list<KubeObject & { reason?: string; message?: string; type?: string }>(
+          EVENT,
+          {
+            namespace: ns,
+            fieldSelector: `involvedObject.name=${host.id}`,
+          },
+        );
+        return list.items.find((e) => e.reason === SPOKE_EVENT_REASON.reclaim);
+      },
+      { what: 'ReclaimFailed event' },
+    );
+    expect(event.type).toBe('Warning');
+    expect(event.message).toContain('reclaim failed, unbinding without it');
+    expect(
+      await client.getIfExists(DAEMON_SET, `node-reclaim-${host.id}`, 'assisted-installer'),
+    ).toBeUndefined();
+
+    // Fixed, and the host rebooted into discovery by hand: the old Node is cleaned.
+    await client.patch(SECRET, secretName, ns, 'merge', {
+      data: { kubeconfig: Buffer.from(kubeconfig).toString('base64') },
+    });
+    const base = `/v2/infra-envs/${broken.ie.metadata.uid}/hosts`;
+    expect(
+      (await call(op.baseUrl, 'POST', base, { token: broken.token, body: { host_id: host.id } })).status,
+    ).toBe(201);
+    await waitForAgent(
+      client,
+      ns,
+      host.id,
+      (a) => a.status?.deprovision_info === undefined && !!a.status?.debugInfo?.state?.endsWith('-unbound'),
+      'deprovision_info cleared',
+      30_000,
+    );
+    expect(await client.getIfExists(NODE, host.hostname)).toBeUndefined();
+  }, 90_000);
 
   describe('through the Machine the Node names', () => {
     /** The spoke's Machine API namespace (one the operator does not watch: the BMH is the spoke's). */

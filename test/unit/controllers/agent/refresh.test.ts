@@ -151,6 +151,58 @@ describe('refreshAgent', () => {
     expect(out.resetCsrStatus).toBe(true);
   });
 
+  it('reclaims an installed host when the reclaim objects are on the spoke, else unbinds it', () => {
+    const c = cluster();
+    const installed = agent({
+      status: {
+        role: 'worker',
+        debugInfo: {
+          state: 'added-to-existing-cluster',
+          stateInfo:
+            'Host has rebooted and no further updates will be posted. Please check console for progress and to possibly troubleshoot.',
+        },
+        backend: {
+          infraEnvID: 'x',
+          clusterID: RECORDS_CLUSTER_ID,
+          role: 'worker',
+        },
+      },
+    });
+    const input = refreshInput({
+      agent: installed,
+      current: { cluster: c, cdName: 'spoke', cdNamespace: 'spoke' },
+    });
+    const plain = refreshAgent(input);
+    expect(plain.host.status).toBe('unbinding-pending-user-action');
+    expect(plain.unbound).toEqual({ from: 'added-to-existing-cluster', nodeName: expect.any(String) });
+    const reclaimed = refreshAgent({ ...input, reclaim: true });
+    expect(reclaimed.host.status).toBe('reclaiming');
+    expect(reclaimed.host.cluster_id).toBeNull();
+    expect(reclaimed.deprovisionInfo).toMatchObject({ cluster_name: 'spoke', cluster_namespace: 'spoke' });
+    expect(reclaimed.resetCsrStatus).toBe(true);
+    // The next pass has nothing to unbind.
+    const again = refreshAgent({ ...input, agent: written(installed, reclaimed), reclaim: true });
+    expect(again.unbound).toBeUndefined();
+    expect(again.host.status).toBe('reclaiming');
+  });
+
+  it('a reclaim flag on a host that is not installed is a plain unbind', () => {
+    const c = cluster();
+    const bound = agent({
+      status: {
+        role: 'auto-assign',
+        debugInfo: { state: 'discovering', stateInfo: 'Waiting for host to send hardware details' },
+        backend: { infraEnvID: 'x', clusterID: RECORDS_CLUSTER_ID, role: 'auto-assign' },
+      },
+    });
+    const out = refreshAgent({
+      ...refreshInput({ agent: bound, current: { cluster: c, cdName: 'spoke', cdNamespace: 'spoke' } }),
+      reclaim: true,
+    });
+    expect(out.host.status).toBe('unbinding');
+    expect(out.unbound?.from).toBe('discovering');
+  });
+
   it('moves a host between clusters by unbinding it first', () => {
     const c = cluster();
     const bound = agent({
