@@ -149,7 +149,7 @@ export const operatorSettings = {
     schema: z.string(),
     default: '',
     source:
-      'assisted-service reads it from the hub metal3-image-customization-config Secret or the Provisioning CR; here it is set',
+      'assisted-service reads it from the hub metal3-image-customization-config Secret or the Provisioning CR; here the ICC Secret when present (ICC_SECRET_*), else this setting',
     description:
       'Ironic API URL(s) the ironic agent in converged-flow images calls back to; two URLs of different IP families (primary first) make a dual-stack hub. Required for the converged flow.',
   },
@@ -177,6 +177,24 @@ export const operatorSettings = {
     default: '',
     source: "assisted-service IRONIC_AGENT_IMAGE_ARM; empty: upstream's last-resort arm64 image",
     description: 'Ironic agent image for arm64 infra-envs.',
+  },
+  iccSecretNamespace: {
+    flag: 'icc-secret-namespace',
+    env: 'ICC_SECRET_NAMESPACE',
+    schema: z.string().min(1),
+    default: 'openshift-machine-api',
+    source: 'assisted-service reads metal3-image-customization-config in openshift-machine-api',
+    description:
+      'Namespace of the hub image-customization Secret whose IRONIC_BASE_URL, IRONIC_INSPECTOR_BASE_URL and IRONIC_AGENT_IMAGE win over the ironic settings.',
+  },
+  iccSecretName: {
+    flag: 'icc-secret-name',
+    env: 'ICC_SECRET_NAME',
+    schema: z.string().min(1),
+    default: 'metal3-image-customization-config',
+    source: 'assisted-service metal3-image-customization-config',
+    description:
+      'Name of the hub image-customization Secret (read live, at most every 10 minutes; absent is fine).',
   },
   approveCsrsRequeueMs: {
     flag: 'approve-csrs-requeue-duration',
@@ -241,6 +259,8 @@ export type OperatorSettings = {
   ironicInspectorBaseUrl: string;
   ironicAgentImage: string;
   ironicAgentImageArm: string;
+  iccSecretNamespace: string;
+  iccSecretName: string;
   approveCsrsRequeueMs: number;
   agentImage: string;
   installerImage: string;

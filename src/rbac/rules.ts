@@ -215,6 +215,10 @@ export const RULES: readonly RbacRule[] = [
       'src/controllers/hosts/keystore.ts:SecretKeyStore (get, create the signing-key Secret)',
       'src/controllers/cluster/completion.ts:ensureSecret (get, create, merge patch)',
       'src/controllers/ppi/release-image.ts:HubReleaseImages.lookup (get of openshift-config/pull-secret: registry credentials for the hub release)',
+      // Not a resourceNames Role in openshift-machine-api: that namespace is absent on plain
+      // Kubernetes (the Role would not apply) and an OLM CSV can only grant namespaced permissions
+      // in the operator's own namespace; this cluster-wide get already covers it.
+      'src/controllers/ppi/icc.ts:IccSecret.current (live get of openshift-machine-api/metal3-image-customization-config, at most once per 10 min: ironic URLs and image)',
       'src/controllers/bmac/fencing.ts:ensureFencingCredentials (create, merge patch of the generated fencing Secret; watch of BMC Secrets)',
       'src/operator/spoke.ts:spokeClient (the admin kubeconfig Secret, read through readSecret; everything done with it happens on the spoke and needs no hub rule)',
     ],

@@ -17,6 +17,7 @@ import { BARE_METAL_HOST, INFRA_ENV, PREPROVISIONING_IMAGE } from '../../operato
 import { isNotFound, keyOf, objectKey, removeFinalizer, updateStatus } from '../../runtime/index.ts';
 import { normalizeArch } from '../agentserviceconfig/os-images.ts';
 import { bareMetalHosts, imageCoolDownMs, preprovisioningImages } from '../bmac/index.ts';
+import { iccSecretOf } from './icc.ts';
 import { boundClusterFamilies, ironicAgentEnabled, ironicAgentOptions, ironicSettingsOf } from './ironic.ts';
 import { chosenFormat, ppiStatus } from './status.ts';
 
@@ -92,7 +93,12 @@ export function register(ctx: OperatorContext): void {
         normalizeArch(current.spec.architecture) ===
           normalizeArch(infraEnv?.spec.cpuArchitecture || 'x86_64');
       if (infraEnv && chosenFormat(current) && archOk) {
-        const opts = ironicAgentOptions(ironicSettingsOf(ctx), infraEnv, boundClusterFamilies(ctx, infraEnv));
+        const icc = await iccSecretOf(ctx).current();
+        const opts = ironicAgentOptions(
+          ironicSettingsOf(ctx, icc),
+          infraEnv,
+          boundClusterFamilies(ctx, infraEnv),
+        );
         if (!opts.ok) ironicError = opts.error;
         else if (!ironicAgentEnabled(infraEnv)) {
           await ctx.client.patch(INFRA_ENV, ieName, ns, 'merge', {

@@ -3,15 +3,17 @@
 // the ironic agent into the discovery ignition (as the record's internal ignition override, so it
 // is part of the image digest) through `ironicOverrideFor`.
 //
-// Ironic URLs come from settings: IRONIC_BASE_URL (required for the converged flow) and
-// IRONIC_INSPECTOR_BASE_URL (optional); upstream's ICC Secret and Provisioning CR are not read.
-// The ironic agent image, first match wins:
+// Ironic URLs: the hub ICC Secret's (icc.ts) when it exists, else the settings IRONIC_BASE_URL
+// (required for the converged flow) and IRONIC_INSPECTOR_BASE_URL (optional). The Provisioning CR
+// is not read. The ironic agent image, first match wins:
 //   1. the InfraEnv annotation `ironic-agent-image-override`;
-//   2. the hub release's `ironic-agent` component for the infra-env's architecture, where the hub
+//   2. the ICC Secret's IRONIC_AGENT_IMAGE, if its manifest lists the infra-env's architecture
+//      (icc.ts: registry lookup, cached; failures logged once and fall through);
+//   3. the hub release's `ironic-agent` component for the infra-env's architecture, where the hub
 //      serves config.openshift.io ClusterVersion (release-image.ts: registry lookup, cached; any
 //      failure is logged once and falls through);
-//   3. IRONIC_AGENT_IMAGE / IRONIC_AGENT_IMAGE_ARM (defaults: upstream's last-resort images).
-// Not implemented: upstream's ICC Secret image and the ClusterImageSet matching the hub version.
+//   4. IRONIC_AGENT_IMAGE / IRONIC_AGENT_IMAGE_ARM (defaults: upstream's last-resort images).
+// Not implemented: upstream's ClusterImageSet matching the hub version.
 // A dual-stack hub lists two ironic URLs (one per family, primary first); each spoke gets the one
 // of its family (ironicUrlForSpoke): ip-family annotation → bound cluster's networks → primary.
 import type { InfraEnv } from '../../api/index.ts';
@@ -31,6 +33,7 @@ import {
 import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
 import { type IpFamily, ipFamily } from '../../core/network/cidr.ts';
 import type { OperatorContext } from '../../operator/context.ts';
+import { type IccConfig, iccSecretOf } from './icc.ts';
 import { hubReleaseImagesOf } from './release-image.ts';
 
 export interface IronicSettings {
@@ -40,12 +43,15 @@ export interface IronicSettings {
   defaultImageArm: string;
 }
 
-/** The ironic settings of an operator (IRONIC_* settings, src/operator/config.ts). */
-export function ironicSettingsOf(ctx: OperatorContext): IronicSettings {
+/**
+ * The ironic settings of an operator: the URLs of the ICC Secret when given (as a pair), else the
+ * IRONIC_* settings (src/operator/config.ts); the default images always from the settings.
+ */
+export function ironicSettingsOf(ctx: OperatorContext, icc?: IccConfig): IronicSettings {
   const s = ctx.settings;
   return {
-    ironicBaseUrl: s.ironicBaseUrl,
-    ironicInspectorBaseUrl: s.ironicInspectorBaseUrl,
+    ironicBaseUrl: icc ? icc.ironicBaseUrl : s.ironicBaseUrl,
+    ironicInspectorBaseUrl: icc ? icc.ironicInspectorBaseUrl : s.ironicInspectorBaseUrl,
     defaultImage: s.ironicAgentImage || DEFAULT_IRONIC_AGENT_IMAGE,
     defaultImageArm: s.ironicAgentImageArm || DEFAULT_IRONIC_AGENT_IMAGE_ARM,
   };
@@ -53,19 +59,19 @@ export function ironicSettingsOf(ctx: OperatorContext): IronicSettings {
 
 /**
  * The ironic agent options for an InfraEnv, or why there are none. The image: the override
- * annotation, else `hubReleaseImage` (the hub release's ironic-agent for the infra-env's arch),
- * else the settings' default for the arch (ironicAgentImageFor).
+ * annotation, else `hubImage` (the ICC Secret's or the hub release's ironic-agent for the
+ * infra-env's arch: hubIronicImage), else the settings' default for the arch (ironicAgentImageFor).
  */
 export function ironicAgentOptions(
   settings: IronicSettings,
   ie: InfraEnv,
   spokeFamilies?: ReadonlySet<IpFamily>,
-  hubReleaseImage?: string,
+  hubImage?: string,
 ): { ok: true; options: IronicAgentOptions } | { ok: false; error: string } {
   if (!settings.ironicBaseUrl) {
     return { ok: false, error: 'no ironic URL is configured (set IRONIC_BASE_URL)' };
   }
-  const image = ironicImageOverride(ie) || hubReleaseImage;
+  const image = ironicImageOverride(ie) || hubImage;
   const families =
     ipFamiliesFromAnnotation(ie.metadata.annotations?.[INFRAENV_IP_FAMILY_ANNOTATION]) ?? spokeFamilies;
   return {
@@ -86,6 +92,18 @@ function ironicImageOverride(ie: InfraEnv): string | undefined {
   return ie.metadata.annotations?.[INFRAENV_IRONIC_AGENT_IMAGE_OVERRIDE_ANNOTATION] || undefined;
 }
 
+/** Image sources 2 and 3: the ICC Secret's image for the arch, else the hub release's. */
+export async function hubIronicImage(
+  ctx: OperatorContext,
+  icc: IccConfig | undefined,
+  cpuArchitecture: string | undefined,
+): Promise<string | undefined> {
+  return (
+    (await iccSecretOf(ctx).agentImageFor(icc, cpuArchitecture)) ??
+    (await hubReleaseImagesOf(ctx).ironicAgentImage(cpuArchitecture))
+  );
+}
+
 export function ironicAgentEnabled(ie: InfraEnv): boolean {
   return ie.metadata.annotations?.[INFRAENV_ENABLE_IRONIC_AGENT_ANNOTATION] === 'true';
 }
@@ -101,11 +119,12 @@ export async function ironicOverrideFor(
   record: InfraEnvRecord,
 ): Promise<string | undefined> {
   if (!ironicAgentEnabled(ie)) return undefined;
-  const settings = ironicSettingsOf(ctx);
+  const icc = await iccSecretOf(ctx).current();
+  const settings = ironicSettingsOf(ctx, icc);
   if (!settings.ironicBaseUrl) return undefined;
   const hubImage = ironicImageOverride(ie)
     ? undefined
-    : await hubReleaseImagesOf(ctx).ironicAgentImage(record.cpu_architecture);
+    : await hubIronicImage(ctx, icc, record.cpu_architecture);
   const opts = ironicAgentOptions(settings, ie, boundClusterFamilies(ctx, ie), hubImage);
   return opts.ok ? ironicAgentOverride(record, opts.options) : undefined;
 }

@@ -225,6 +225,26 @@ export async function releaseComponentImage(
   };
 }
 
+/**
+ * The OCI architectures an image is published for: the linux entries of its manifest list, or the
+ * config's architecture of a single-arch image (empty when it names none). Throws on
+ * registry/transport errors.
+ */
+export async function imageArchitectures(image: string, opts: RegistryOptions = {}): Promise<string[]> {
+  const ref = parseImageRef(image);
+  if (!ref) throw new Error(`${JSON.stringify(image)} is not an image reference`);
+  const reader = new RepoReader(ref.registry, ref.repository, opts);
+  const manifest = await reader.manifest(ref.reference);
+  if (manifest.kind === 'list') {
+    const archs = manifest.manifests
+      .filter((d) => (d.platform?.os ?? 'linux') === 'linux' && d.platform?.architecture)
+      .map((d) => d.platform?.architecture ?? '');
+    return [...new Set(archs)];
+  }
+  const arch = manifest.config ? await reader.configArchitecture(manifest.config) : undefined;
+  return arch ? [arch] : [];
+}
+
 interface ClusterVersion extends KubeObject {
   status?: { desired?: { image?: string } };
 }

@@ -3,9 +3,11 @@
 // shortened with BMAC_IMAGE_COOLDOWN_MS), finalizer and labels; an Agent reporting the boot MAC is
 // labelled, approved and configured from the BMH annotations. Converged: a PPI gets the image and
 // Ready conditions, the InfraEnv gets the ironic annotation, and a PPI without InfraEnv reports it.
+// With the hub ICC Secret, its ironic URLs and image reach the discovery ignition.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, BareMetalHost, InfraEnv, PreprovisioningImage } from '../../../src/api/index.ts';
+import { IccSecret, useIccSecret } from '../../../src/controllers/ppi/icc.ts';
 import {
   AGENT,
   BARE_METAL_HOST,
@@ -14,6 +16,7 @@ import {
   SECRET,
 } from '../../../src/operator/resources.ts';
 import type { KubeClient } from '../../../src/runtime/index.ts';
+import { ignitionFile } from '../../../src/sim/boot.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
 import { call, inventory } from '../hosts/helpers.ts';
@@ -258,5 +261,86 @@ describe('PreprovisioningImage (converged)', () => {
       reason: 'InfraEnvNotAvailable',
       message: `InfraEnv nope/${ns} is not found or is being deleted`,
     });
+  });
+});
+
+describe('PreprovisioningImage (converged) with the hub ICC Secret', () => {
+  let op: TestOperator;
+  let client: KubeClient;
+  let ns: string;
+  const ICC_IMAGE = 'registry.example/ironic-agent@sha256:icc';
+  beforeAll(async () => {
+    ns = await newNamespace('icc');
+    // The ICC Secret lives in this test's namespace (not openshift-machine-api) so parallel files
+    // never share it.
+    op = await startTestOperator({
+      namespace: ns,
+      env: {
+        BMAC_IMAGE_COOLDOWN_MS: '1000',
+        IRONIC_BASE_URL: 'https://settings-ironic.example:6385',
+        ICC_SECRET_NAMESPACE: ns,
+        ICC_SECRET_NAME: 'image-customization',
+      },
+    });
+    // The registry stand-in: the ICC image is published for ppc64le (the InfraEnv's arch).
+    useIccSecret(op.ctx, new IccSecret(op.ctx, { architectures: async () => ['ppc64le'] }));
+    client = op.ctx.client;
+    shared = client;
+    await setTestOsImage(client, OS_URL, true, OS_IMAGE);
+    await client.create(SECRET, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'image-customization', namespace: ns },
+      stringData: {
+        IRONIC_BASE_URL: 'https://icc-ironic.example:6385',
+        IRONIC_INSPECTOR_BASE_URL: 'https://icc-inspector.example:5050',
+        IRONIC_AGENT_IMAGE: ICC_IMAGE,
+      },
+    } as never);
+    await setup(client, ns, 'ie');
+  });
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  it('puts the ICC ironic URLs and image into the discovery ignition', async () => {
+    const bmh = await client.create<BareMetalHost>(BARE_METAL_HOST, bmhObject(ns, 'host-i', 'ie'));
+    await client.create(PREPROVISIONING_IMAGE, {
+      apiVersion: 'metal3.io/v1alpha1',
+      kind: 'PreprovisioningImage',
+      metadata: {
+        name: 'host-i',
+        namespace: ns,
+        labels: { 'infraenvs.agent-install.openshift.io': 'ie' },
+        ownerReferences: [
+          {
+            apiVersion: 'metal3.io/v1alpha1',
+            kind: 'BareMetalHost',
+            name: 'host-i',
+            uid: bmh.metadata.uid ?? '',
+          },
+        ],
+      },
+      spec: { acceptFormats: ['iso'], architecture: 'ppc64le' },
+    } as never);
+    const ign = await eventually(
+      async () => {
+        const ie = await client.get<InfraEnv>(INFRA_ENV, 'ie', ns);
+        const url = ie.status?.bootArtifacts?.discoveryIgnitionURL;
+        if (ie.metadata.annotations?.['infraenv.agent-install.openshift.io/enable-ironic-agent'] !== 'true')
+          return;
+        if (!url) return;
+        const res = await fetch(url);
+        if (!res.ok) return;
+        const parsed = (await res.json()) as Parameters<typeof ignitionFile>[0];
+        return ignitionFile(parsed, '/etc/ironic-python-agent.conf') ? parsed : undefined;
+      },
+      { timeoutMs: 45_000, what: 'discovery ignition with the ironic agent' },
+    );
+    const conf = ignitionFile(ign, '/etc/ironic-python-agent.conf');
+    expect(conf).toContain('api_url = https://icc-ironic.example:6385');
+    expect(conf).toContain('inspection_callback_url = https://icc-inspector.example:5050');
+    expect(conf).not.toContain('settings-ironic');
+    expect(JSON.stringify(ign)).toContain(ICC_IMAGE);
   });
 });

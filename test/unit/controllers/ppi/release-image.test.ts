@@ -7,7 +7,11 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INFRAENV_IRONIC_AGENT_IMAGE_OVERRIDE_ANNOTATION, type InfraEnv } from '../../../../src/api/index.ts';
 import { type IronicSettings, ironicAgentOptions } from '../../../../src/controllers/ppi/ironic.ts';
-import { HubReleaseImages, releaseComponentImage } from '../../../../src/controllers/ppi/release-image.ts';
+import {
+  HubReleaseImages,
+  imageArchitectures,
+  releaseComponentImage,
+} from '../../../../src/controllers/ppi/release-image.ts';
 import { ironicAgentImageFor } from '../../../../src/core/ignition/ironic.ts';
 import type { OperatorContext } from '../../../../src/operator/context.ts';
 import { tarArchive, tarEntry } from '../../core/release/tar-helpers.ts';
@@ -27,6 +31,7 @@ const imageReferences = (ironic: string) =>
   });
 
 const blobs: Record<string, Buffer> = {
+  'sha256:cfg': Buffer.from(JSON.stringify({ architecture: 'arm64', os: 'linux' })),
   'sha256:base': gzipSync(tarArchive(tarEntry('usr/bin/thing', 'x'.repeat(3000)))),
   'sha256:top': gzipSync(
     tarArchive(
@@ -131,6 +136,18 @@ describe('releaseComponentImage', () => {
     await expect(
       releaseComponentImage(`${host}/${REPO}`, 'arm64', 'ironic-agent', { schemeFor: () => 'http' }),
     ).rejects.toThrow(/token/);
+  });
+});
+
+describe('imageArchitectures', () => {
+  it('lists the linux architectures of a manifest list', async () => {
+    expect(await imageArchitectures(`${host}/${REPO}:latest`, opts())).toEqual(['arm64']);
+  });
+  it('reads the config of a single-arch image', async () => {
+    expect(await imageArchitectures(`${host}/${REPO}@sha256:armman`, opts())).toEqual(['arm64']);
+  });
+  it('throws on a missing image', async () => {
+    await expect(imageArchitectures(`${host}/${REPO}:nope`, opts())).rejects.toThrow(/HTTP 404/);
   });
 });
 
