@@ -47,7 +47,11 @@ export async function findHost(
   if (!infraEnv) return { ok: false, status: 404, reason: `infra env ${infraEnvId} not found` };
   const ns = infraEnv.metadata.namespace;
   const name = hostId.toLowerCase();
-  const agent = ctx.informers.agents.get(ns, name) ?? (await ctx.client.getIfExists<Agent>(AGENT, name, ns));
+  // A just-registered host can poll before the cache has its record (the Agent is created, then
+  // its status written): read it live then, or it would be judged on an empty record (e.g. told to
+  // upgrade an agent whose version is not in the cache yet).
+  const cached = ctx.informers.agents.get(ns, name);
+  const agent = cached?.status?.backend ? cached : await ctx.client.getIfExists<Agent>(AGENT, name, ns);
   if (!agent || !agentBelongsTo(agent, infraEnv) || agent.metadata.deletionTimestamp) {
     return { ok: false, status: 404, reason: `host ${hostId} not found in infra env ${infraEnvId}` };
   }

@@ -11,7 +11,7 @@ import {
   CLUSTER_DEPLOYMENT,
   CLUSTER_IMAGE_SET,
 } from '../../../src/operator/resources.ts';
-import type { KubeObject } from '../../../src/runtime/index.ts';
+import { type KubeObject, updateStatus } from '../../../src/runtime/index.ts';
 import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
 import { adminClient, call, condition, createInfraEnv, inventory, waitForAgent } from './helpers.ts';
@@ -287,20 +287,18 @@ describe('installation reports', () => {
     await eventually(
       async () => op.ctx.informers.agents.get(ns, hostId)?.status?.debugInfo?.state === 'discovering',
     );
+    // With conflict retries: the Agent reconciler may write the status meanwhile.
     const agent = await client.get<Agent>(AGENT, hostId, ns);
-    await client.replaceStatus(AGENT, {
-      ...agent,
-      status: {
-        ...agent.status,
-        role: 'master',
-        debugInfo: {
-          ...agent.status?.debugInfo,
-          state: 'installing',
-          stateInfo: 'Installation is in progress',
-        },
-        backend: { ...agent.status?.backend, role: 'master' },
+    await updateStatus(client, AGENT, agent, (cur) => ({
+      ...cur.status,
+      role: 'master',
+      debugInfo: {
+        ...cur.status?.debugInfo,
+        state: 'installing',
+        stateInfo: 'Installation is in progress',
       },
-    });
+      backend: { ...cur.status?.backend, role: 'master' },
+    }));
     await eventually(
       async () => op.ctx.informers.agents.get(ns, hostId)?.status?.debugInfo?.state === 'installing',
     );

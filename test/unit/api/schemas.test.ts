@@ -71,6 +71,7 @@ describe('kind table', () => {
       'ClusterDeployment.hive.openshift.io',
       'ClusterImageSet.hive.openshift.io',
       'Machine.machine.openshift.io',
+      'MachineConfigPool.machineconfiguration.openshift.io',
       'MachineSet.machine.openshift.io',
       'PreprovisioningImage.metal3.io',
     ]);
