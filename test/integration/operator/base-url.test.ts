@@ -111,6 +111,18 @@ async function urlsFollow(base: string, what: string): Promise<{ ie: InfraEnv; a
   }
 }
 
+/** The object once its resourceVersion has stayed the same for 1.5 s. */
+async function settled<T extends KubeObject>(get: () => Promise<T>): Promise<T> {
+  let prev = await get();
+  for (let i = 0; i < 40; i++) {
+    await new Promise((r) => setTimeout(r, 1_500));
+    const cur = await get();
+    if (cur.metadata.resourceVersion === prev.metadata.resourceVersion) return cur;
+    prev = cur;
+  }
+  throw new Error(`${prev.metadata.name} kept changing`);
+}
+
 describe('service base URL discovery', () => {
   it("writes the Ingress's host into status", async () => {
     expect(op!.ctx.urls).toEqual({
@@ -131,7 +143,11 @@ describe('service base URL discovery', () => {
       ...(await client.get<KubeObject>(INGRESS, NAME, ns)),
       ...ingressObject('aio-b.example.com', true),
     });
-    const { ie, aci } = await urlsFollow('https://aio-b.example.com', 'URLs on the new Ingress host');
+    await urlsFollow('https://aio-b.example.com', 'URLs on the new Ingress host');
+    // The new URL rebuilds the discovery image, so the InfraEnv is written a few more times (image
+    // created, cool-down): compare against its state once that has settled.
+    const ie = await settled(getInfraEnv);
+    const aci = await settled(getAci);
 
     // A label on the Ingress leaves the address as it is: no reconcile writes.
     await client.patch(INGRESS, NAME, ns, 'merge', { metadata: { labels: { touched: 'yes' } } });
