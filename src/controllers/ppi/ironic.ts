@@ -12,8 +12,10 @@
 //   3. the hub release's `ironic-agent` component for the infra-env's architecture, where the hub
 //      serves config.openshift.io ClusterVersion (release-image.ts: registry lookup, cached; any
 //      failure is logged once and falls through);
-//   4. IRONIC_AGENT_IMAGE / IRONIC_AGENT_IMAGE_ARM (defaults: upstream's last-resort images).
-// Not implemented: upstream's ClusterImageSet matching the hub version.
+//   4. the `ironic-agent` of a cached ClusterImageSet whose release tag is the hub version
+//      (ClusterVersion status.desired.version, exact) for the infra-env's arch or `multi`
+//      (release-image.ts clusterImageSetsForHub; same lookup, cache and fall-through as 3);
+//   5. IRONIC_AGENT_IMAGE / IRONIC_AGENT_IMAGE_ARM (defaults: upstream's last-resort images).
 // A dual-stack hub lists two ironic URLs (one per family, primary first); each spoke gets the one
 // of its family (ironicUrlForSpoke): ip-family annotation → bound cluster's networks → primary.
 import type { InfraEnv } from '../../api/index.ts';
@@ -59,8 +61,8 @@ export function ironicSettingsOf(ctx: OperatorContext, icc?: IccConfig): IronicS
 
 /**
  * The ironic agent options for an InfraEnv, or why there are none. The image: the override
- * annotation, else `hubImage` (the ICC Secret's or the hub release's ironic-agent for the
- * infra-env's arch: hubIronicImage), else the settings' default for the arch (ironicAgentImageFor).
+ * annotation, else `hubImage` (the ICC Secret's, the hub release's or a hub-version
+ * ClusterImageSet's ironic-agent for the infra-env's arch: hubIronicImage), else the settings' default for the arch (ironicAgentImageFor).
  */
 export function ironicAgentOptions(
   settings: IronicSettings,
@@ -92,7 +94,10 @@ function ironicImageOverride(ie: InfraEnv): string | undefined {
   return ie.metadata.annotations?.[INFRAENV_IRONIC_AGENT_IMAGE_OVERRIDE_ANNOTATION] || undefined;
 }
 
-/** Image sources 2 and 3: the ICC Secret's image for the arch, else the hub release's. */
+/**
+ * Image sources 2–4: the ICC Secret's image for the arch, else the hub release's, else that of a
+ * ClusterImageSet of the hub version.
+ */
 export async function hubIronicImage(
   ctx: OperatorContext,
   icc: IccConfig | undefined,
@@ -100,7 +105,8 @@ export async function hubIronicImage(
 ): Promise<string | undefined> {
   return (
     (await iccSecretOf(ctx).agentImageFor(icc, cpuArchitecture)) ??
-    (await hubReleaseImagesOf(ctx).ironicAgentImage(cpuArchitecture))
+    (await hubReleaseImagesOf(ctx).ironicAgentImage(cpuArchitecture)) ??
+    (await hubReleaseImagesOf(ctx).clusterImageSetIronicAgentImage(cpuArchitecture))
   );
 }
 

@@ -8,12 +8,18 @@
 // used for Basic auth or the Bearer token dance of the registry's WWW-Authenticate challenge;
 // anonymous otherwise.
 //
+// Step 4 (ClusterImageSet matching the hub version): the ClusterVersion's status.desired.version is
+// kept with the release image; ClusterImageSets come from the informer cache (no LIST) and are
+// matched by clusterImageSetsForHub (rule there); each candidate's `ironic-agent` is read like the
+// hub release's, with the same cache and fall-through.
+//
 // Caching, per operator context: whether ClusterVersion is served and its release image are asked
 // at most once per `recheckMs` (default 10 min); an image found for release+arch is kept (the release
 // reference is normally a digest); a failure is logged once per release+arch and retried after
 // `recheckMs`. Nothing here throws to the caller: no answer means "fall through to the settings".
 import { createGunzip } from 'node:zlib';
 import { type Dispatcher, request } from 'undici';
+import type { ClusterImageSet } from '../../api/index.ts';
 import {
   componentImage,
   type Descriptor,
@@ -36,6 +42,7 @@ import type { OperatorContext } from '../../operator/context.ts';
 import { CLUSTER_VERSION } from '../../operator/resources.ts';
 import { pullSecretOf } from '../../operator/views.ts';
 import { Discovery, type KubeObject } from '../../runtime/index.ts';
+import { releaseFromImageTag } from '../records/release.ts';
 
 export interface RegistryOptions {
   dispatcher?: Dispatcher;
@@ -246,7 +253,47 @@ export async function imageArchitectures(image: string, opts: RegistryOptions = 
 }
 
 interface ClusterVersion extends KubeObject {
-  status?: { desired?: { image?: string } };
+  status?: { desired?: { image?: string; version?: string } };
+}
+
+/** The hub release: ClusterVersion `version` status.desired image and version. */
+export interface HubRelease {
+  image?: string;
+  version?: string;
+}
+
+/**
+ * ClusterImageSets whose release is the hub version for a spoke architecture, best first
+ * (kubeapi.md §3.7.1 step 4; the spec does not say how they match, so this is our rule):
+ *  - version and architecture come from the release image tag (`<version>[-<arch>]`, no suffix =
+ *    x86_64; releaseFromImageTag, as for ACIs); a digest-only releaseImage is skipped (we do not pull
+ *    the image to learn its version);
+ *  - the version must equal the hub version exactly (`4.16.3` ≠ `4.16.3-rc.1`, ≠ `4.16`);
+ *  - the architecture must be the spoke's (x86_64 = amd64, aarch64 = arm64), or `multi` (a
+ *    multi-arch release; whether it really has the spoke's arch is learnt from its manifest list);
+ *    single-arch matches come before multi, then by name;
+ *  - sets being deleted and those naming `exclude` (the hub release, already tried) are skipped.
+ */
+export function clusterImageSetsForHub(
+  imageSets: readonly ClusterImageSet[],
+  hubVersion: string | undefined,
+  cpuArchitecture: string | undefined,
+  exclude?: string,
+): ClusterImageSet[] {
+  const arch = ociArchitecture(cpuArchitecture);
+  if (!hubVersion || !arch) return [];
+  const ranked: { rank: number; set: ClusterImageSet }[] = [];
+  for (const set of imageSets) {
+    const image = set.spec?.releaseImage;
+    if (!image || image === exclude || set.metadata.deletionTimestamp) continue;
+    const release = releaseFromImageTag(image);
+    if (!release || release.version !== hubVersion) continue;
+    if (ociArchitecture(release.cpuArchitecture) === arch) ranked.push({ rank: 0, set });
+    else if (release.cpuArchitecture === 'multi') ranked.push({ rank: 1, set });
+  }
+  return ranked
+    .sort((a, b) => a.rank - b.rank || (a.set.metadata.name ?? '').localeCompare(b.set.metadata.name ?? ''))
+    .map((r) => r.set);
 }
 
 export interface HubReleaseOptions extends RegistryOptions {
@@ -260,7 +307,7 @@ export interface HubReleaseOptions extends RegistryOptions {
 export class HubReleaseImages {
   private readonly ctx: OperatorContext;
   private readonly opts: HubReleaseOptions;
-  private release: { at: number; value: Promise<string | undefined> } | undefined;
+  private release: { at: number; value: Promise<HubRelease> } | undefined;
   private readonly found = new Map<string, { at: number; value: Promise<string | undefined> }>();
   private readonly logged = new Set<string>();
 
@@ -277,25 +324,34 @@ export class HubReleaseImages {
     return this.ctx.now().getTime() - at < this.recheckMs;
   }
 
-  /** The hub release image (ClusterVersion `version` status.desired.image); undefined if not OpenShift. */
-  releaseImage(): Promise<string | undefined> {
+  /** The hub release (ClusterVersion `version` status.desired); empty if not OpenShift. */
+  hubRelease(): Promise<HubRelease> {
     if (this.release && this.fresh(this.release.at)) return this.release.value;
-    const value = (async () => {
+    const value = (async (): Promise<HubRelease> => {
       try {
-        if (!(await new Discovery(this.ctx.client).allServed([CLUSTER_VERSION]))) return undefined;
+        if (!(await new Discovery(this.ctx.client).allServed([CLUSTER_VERSION]))) return {};
         const cv = await this.ctx.client.getIfExists<ClusterVersion>(CLUSTER_VERSION, 'version');
-        return cv?.status?.desired?.image || undefined;
+        const desired = cv?.status?.desired;
+        return {
+          ...(desired?.image ? { image: desired.image } : {}),
+          ...(desired?.version ? { version: desired.version } : {}),
+        };
       } catch (err) {
         this.logOnce(
           'clusterversion',
           'cannot read the hub ClusterVersion; using the ironic agent image settings',
           err,
         );
-        return undefined;
+        return {};
       }
     })();
     this.release = { at: this.ctx.now().getTime(), value };
     return value;
+  }
+
+  /** The hub release image (ClusterVersion `version` status.desired.image); undefined if not OpenShift. */
+  async releaseImage(): Promise<string | undefined> {
+    return (await this.hubRelease()).image;
   }
 
   /** The ironic-agent image of the hub release for an infra-env CPU architecture, or undefined. */
@@ -303,18 +359,49 @@ export class HubReleaseImages {
     const release = await this.releaseImage();
     const arch = ociArchitecture(cpuArchitecture);
     if (!release || !arch) return undefined;
+    return this.imageIn(release, arch, 'the hub release');
+  }
+
+  /**
+   * Step 4: the ironic-agent image of a cached ClusterImageSet whose release is the hub version for
+   * the infra-env's architecture (clusterImageSetsForHub, tried best first), or undefined.
+   */
+  async clusterImageSetIronicAgentImage(cpuArchitecture: string | undefined): Promise<string | undefined> {
+    const hub = await this.hubRelease();
+    const arch = ociArchitecture(cpuArchitecture);
+    if (!hub.version || !arch) return undefined;
+    const sets = clusterImageSetsForHub(
+      this.ctx.informers.clusterImageSets.store.list(),
+      hub.version,
+      cpuArchitecture,
+      hub.image,
+    );
+    for (const set of sets) {
+      const image = await this.imageIn(set.spec.releaseImage, arch, `ClusterImageSet ${set.metadata.name}`);
+      if (image) return image;
+    }
+    return undefined;
+  }
+
+  /** The cached ironic-agent image of `release` for an OCI arch (looked up on a miss). */
+  private async imageIn(release: string, arch: string, source: string): Promise<string | undefined> {
     const key = `${release}|${arch}`;
     const cached = this.found.get(key);
     if (cached) {
       const image = await cached.value;
       if (image || this.fresh(cached.at)) return image;
     }
-    const value = this.lookup(release, arch, key);
+    const value = this.lookup(release, arch, key, source);
     this.found.set(key, { at: this.ctx.now().getTime(), value });
     return value;
   }
 
-  private async lookup(release: string, arch: string, key: string): Promise<string | undefined> {
+  private async lookup(
+    release: string,
+    arch: string,
+    key: string,
+    source: string,
+  ): Promise<string | undefined> {
     try {
       const dockerConfigJson = await pullSecretOf(this.ctx, 'openshift-config', 'pull-secret').catch(
         () => undefined,
@@ -324,13 +411,17 @@ export class HubReleaseImages {
         ...(dockerConfigJson ? { dockerConfigJson } : {}),
       });
       if (res.ok) {
-        this.ctx.logger.info({ release, arch, image: res.image }, 'ironic agent image from the hub release');
+        this.ctx.logger.info({ release, arch, image: res.image }, `ironic agent image from ${source}`);
         return res.image;
       }
       this.logOnce(key, `${res.message}; using the ironic agent image settings`);
       return undefined;
     } catch (err) {
-      this.logOnce(key, 'cannot read the hub release image; using the ironic agent image settings', err);
+      this.logOnce(
+        key,
+        `cannot read the release image of ${source}; using the ironic agent image settings`,
+        err,
+      );
       return undefined;
     }
   }

@@ -1,13 +1,19 @@
 // Hub release lookup of the ironic agent image (kubeapi.md §3.7.1 step 3) against a fake registry
 // on loopback: manifest list → arch manifest → gzip'd tar layers (newest first) → image-references;
-// the Bearer token dance with pull-secret credentials; the per-context cache and fall-through.
+// the Bearer token dance with pull-secret credentials; the per-context cache and fall-through; step 4
+// (a ClusterImageSet of the hub version): the pure selection rule and the lookup through the cache.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INFRAENV_IRONIC_AGENT_IMAGE_OVERRIDE_ANNOTATION, type InfraEnv } from '../../../../src/api/index.ts';
+import {
+  type ClusterImageSet,
+  INFRAENV_IRONIC_AGENT_IMAGE_OVERRIDE_ANNOTATION,
+  type InfraEnv,
+} from '../../../../src/api/index.ts';
 import { type IronicSettings, ironicAgentOptions } from '../../../../src/controllers/ppi/ironic.ts';
 import {
+  clusterImageSetsForHub,
   HubReleaseImages,
   imageArchitectures,
   releaseComponentImage,
@@ -18,6 +24,7 @@ import { tarArchive, tarEntry } from '../../core/release/tar-helpers.ts';
 
 const REPO = 'ocp/release';
 const IRONIC_ARM = 'quay.io/ocp/art@sha256:arm-ironic';
+const IRONIC_X86 = 'quay.io/ocp/art@sha256:x86-ironic';
 const imageReferences = (ironic: string) =>
   JSON.stringify({
     kind: 'ImageStream',
@@ -32,6 +39,10 @@ const imageReferences = (ironic: string) =>
 
 const blobs: Record<string, Buffer> = {
   'sha256:cfg': Buffer.from(JSON.stringify({ architecture: 'arm64', os: 'linux' })),
+  'sha256:cfgamd': Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux' })),
+  'sha256:topamd': gzipSync(
+    tarArchive(tarEntry('release-manifests/image-references', imageReferences(IRONIC_X86))),
+  ),
   'sha256:base': gzipSync(tarArchive(tarEntry('usr/bin/thing', 'x'.repeat(3000)))),
   'sha256:top': gzipSync(
     tarArchive(
@@ -52,6 +63,15 @@ const manifests: Record<string, { type: string; body: unknown }> = {
           platform: { architecture: 'arm64', os: 'linux' },
         },
       ],
+    },
+  },
+  // A single-arch x86_64 release, by tag (as a ClusterImageSet names it).
+  '4.16.3-x86_64': {
+    type: 'application/vnd.oci.image.manifest.v1+json',
+    body: {
+      schemaVersion: 2,
+      config: { digest: 'sha256:cfgamd' },
+      layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: 'sha256:topamd' }],
     },
   },
   'sha256:armman': {
@@ -151,7 +171,12 @@ describe('imageArchitectures', () => {
   });
 });
 
-function fakeCtx(served: boolean, desired: string | undefined) {
+function fakeCtx(
+  served: boolean,
+  desired: string | undefined,
+  version?: string,
+  imageSets: ClusterImageSet[] = [],
+) {
   const calls = { discovery: 0, get: 0 };
   const warnings: string[] = [];
   let now = 0;
@@ -167,9 +192,10 @@ function fakeCtx(served: boolean, desired: string | undefined) {
       },
       getIfExists: async () => {
         calls.get++;
-        return { metadata: { name: 'version' }, status: { desired: { image: desired } } };
+        return { metadata: { name: 'version' }, status: { desired: { image: desired, version } } };
       },
     },
+    informers: { clusterImageSets: { store: { list: () => imageSets } } },
   } as unknown as OperatorContext;
   return { ctx, calls, warnings, advance: (ms: number) => (now += ms) };
 }
@@ -213,6 +239,100 @@ describe('HubReleaseImages', () => {
     const hub = new HubReleaseImages(f.ctx, { schemeFor: () => 'http', timeoutMs: 2000 });
     expect(await hub.ironicAgentImage('x86_64')).toBeUndefined();
     expect(f.warnings).toHaveLength(1);
+  });
+});
+
+const cis = (name: string, releaseImage: string, deleting = false): ClusterImageSet => ({
+  metadata: { name, ...(deleting ? { deletionTimestamp: '2024-01-01T00:00:00Z' } : {}) },
+  spec: { releaseImage },
+});
+
+describe('clusterImageSetsForHub', () => {
+  const names = (sets: ClusterImageSet[]) => sets.map((s) => s.metadata.name);
+  const sets = [
+    cis('multi', 'quay.io/ocp/release:4.16.3-multi'),
+    cis('x86', 'quay.io/ocp/release:4.16.3-x86_64'),
+    cis('x86-b', 'mirror.example/ocp/release:4.16.3-x86_64'),
+    cis('untagged-arch', 'quay.io/ocp/release:4.16.3'),
+    cis('arm', 'quay.io/ocp/release:4.16.3-aarch64'),
+    cis('arm64', 'quay.io/ocp/release:4.16.3-arm64'),
+    cis('s390x', 'quay.io/ocp/release:4.16.3-s390x'),
+    cis('older', 'quay.io/ocp/release:4.16.2-x86_64'),
+    cis('rc', 'quay.io/ocp/release:4.16.3-rc.1-x86_64'),
+    cis('digest', `quay.io/ocp/release@sha256:${'a'.repeat(64)}`),
+    cis('gone', 'quay.io/ocp/release:4.16.3-x86_64', true),
+  ];
+  it.each([
+    [
+      'x86_64 (arch first, then multi; no suffix = x86_64)',
+      '4.16.3',
+      'x86_64',
+      ['untagged-arch', 'x86', 'x86-b', 'multi'],
+    ],
+    ['amd64 = x86_64', '4.16.3', 'amd64', ['untagged-arch', 'x86', 'x86-b', 'multi']],
+    ['aarch64 matches -aarch64 and -arm64', '4.16.3', 'aarch64', ['arm', 'arm64', 'multi']],
+    ['ppc64le: only multi', '4.16.3', 'ppc64le', ['multi']],
+    ['exact version: a pre-release is its own version', '4.16.3-rc.1', 'x86_64', ['rc']],
+    ['no x.y prefix match', '4.16', 'x86_64', []],
+    ['no hub version', undefined, 'x86_64', []],
+    ['unknown arch', '4.16.3', 'riscv64', []],
+  ])('%s', (_title, version, arch, want) => {
+    expect(names(clusterImageSetsForHub(sets, version, arch))).toEqual(want);
+  });
+  it('skips the excluded (hub) release image', () => {
+    expect(
+      names(clusterImageSetsForHub(sets, '4.16.3', 's390x', 'quay.io/ocp/release:4.16.3-s390x')),
+    ).toEqual(['multi']);
+  });
+});
+
+describe('HubReleaseImages: ClusterImageSet of the hub version (step 4)', () => {
+  it('resolves ironic-agent of the matching set when the hub release lacks the arch, trying sets in order', async () => {
+    const hubRelease = `${host}/${REPO}@sha256:armman`; // arm64 only
+    const f = fakeCtx(true, hubRelease, '4.16.3', [
+      cis('a-broken', '127.0.0.1:1/ocp/release:4.16.3-x86_64'),
+      cis('b-match', `${host}/${REPO}:4.16.3-x86_64`),
+      cis('c-older', `${host}/${REPO}:4.16.2-x86_64`),
+      cis('d-hub', hubRelease),
+    ]);
+    const looked: string[] = [];
+    const hub = new HubReleaseImages(f.ctx, {
+      ...opts(),
+      timeoutMs: 2000,
+      lookup: (release, ...rest) => {
+        looked.push(release);
+        return releaseComponentImage(release, ...rest);
+      },
+    });
+    // Step 3 says no for x86_64; step 4 falls through the broken set to the matching one.
+    expect(await hub.ironicAgentImage('x86_64')).toBeUndefined();
+    expect(await hub.clusterImageSetIronicAgentImage('x86_64')).toBe(IRONIC_X86);
+    expect(looked).toEqual([
+      hubRelease,
+      '127.0.0.1:1/ocp/release:4.16.3-x86_64',
+      `${host}/${REPO}:4.16.3-x86_64`,
+    ]);
+    // Cached: no further lookups or ClusterVersion reads; one warning each for the two failures.
+    expect(await hub.clusterImageSetIronicAgentImage('x86_64')).toBe(IRONIC_X86);
+    expect(looked).toHaveLength(3);
+    expect(f.calls).toEqual({ discovery: 1, get: 1 });
+    expect(f.warnings).toHaveLength(2);
+    // No set of the hub version for arm64 other than the hub release itself.
+    expect(await hub.clusterImageSetIronicAgentImage('aarch64')).toBeUndefined();
+    expect(looked).toHaveLength(3);
+  });
+  it('does nothing without a hub version or where ClusterVersion is not served', async () => {
+    const sets = [cis('m', `${host}/${REPO}:4.16.3-x86_64`)];
+    const lookup = () => Promise.reject(new Error('not called'));
+    const noVersion = new HubReleaseImages(
+      fakeCtx(true, `${host}/${REPO}@sha256:armman`, undefined, sets).ctx,
+      {
+        lookup,
+      },
+    );
+    expect(await noVersion.clusterImageSetIronicAgentImage('x86_64')).toBeUndefined();
+    const notServed = new HubReleaseImages(fakeCtx(false, undefined, '4.16.3', sets).ctx, { lookup });
+    expect(await notServed.clusterImageSetIronicAgentImage('x86_64')).toBeUndefined();
   });
 });
 
