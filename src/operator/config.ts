@@ -213,6 +213,15 @@ export const operatorSettings = {
     source: 'assisted-service AGENT_DOCKER_IMAGE',
     description: 'Agent image written into the discovery ignition.',
   },
+  serviceCaCertPath: {
+    flag: 'service-ca-cert-path',
+    env: 'SERVICE_CA_CERT_PATH',
+    schema: z.string(),
+    default: undefined,
+    source: 'assisted-service SERVICE_CA_CERT_PATH (default empty: no CA)',
+    description:
+      "PEM file of the CA that signs the service base URL's certificate; reclaim puts it on the spoke (ConfigMap reclaim-config) and the runner gets --cacert. Read on the first reclaim; empty: none.",
+  },
   installerImage: {
     flag: 'installer-image',
     env: 'INSTALLER_IMAGE',
@@ -263,6 +272,8 @@ export type OperatorSettings = {
   iccSecretName: string;
   approveCsrsRequeueMs: number;
   agentImage: string;
+  /** Unset or empty: no service CA for the reclaim runner. */
+  serviceCaCertPath: string | undefined;
   installerImage: string;
   controllerImage: string;
   artifactBackend: 'builtin' | 'openshift-install';

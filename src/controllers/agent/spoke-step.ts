@@ -38,6 +38,7 @@ import {
 } from './day2.ts';
 import { reclaimDecision, reclaimObjects } from './reclaim.ts';
 import type { CurrentCluster, RefreshOutput } from './refresh.ts';
+import { serviceCaCerts } from './service-ca.ts';
 import {
   applyReclaimObjects,
   cleanSpokeNode,
@@ -274,8 +275,8 @@ export async function reclaimOnUnbind(
     log.info({ why: decision.why }, 'unbind without reclaim');
     return false;
   }
-  const fail = (message: string) => {
-    log.warn({ reason: SPOKE_EVENT_REASON.reclaim, err: message }, 'reclaim failed; unbinding without it');
+  const fail = (message: string, level: 'warn' | 'error' = 'warn') => {
+    log[level]({ reason: SPOKE_EVENT_REASON.reclaim, err: message }, 'reclaim failed; unbinding without it');
     ctx.mgr.events.event(
       agent,
       'Warning',
@@ -289,6 +290,10 @@ export async function reclaimOnUnbind(
   const host = out.host;
   const nodeName = out.unbound.nodeName;
   if (!nodeName) return fail('the host has no hostname, so its Node is unknown');
+  // A CA that is set but cannot be read is a configuration error: without it the runner could not
+  // trust the service, so the node would reboot into nothing.
+  const ca = await serviceCaCerts.get(ctx.settings.serviceCaCertPath);
+  if (!ca.ok) return fail(ca.message, 'error');
   let token: string;
   try {
     token = imageServicesOf(ctx).agentToken(host.infra_env_id);
@@ -302,6 +307,7 @@ export async function reclaimOnUnbind(
     agentImage: ctx.settings.agentImage,
     serviceBaseUrl: ctx.urls.serviceBaseUrl,
     token,
+    serviceCaCert: ca.pem,
   });
   const applied = await applyReclaimObjects(ctx, cd, objects);
   if (!applied.ok) return fail(applied.message);

@@ -7,7 +7,9 @@
 // kubeconfig is reported on the Agent and retried. No kubelet runs: the test creates the Node and
 // CSRs itself, the CSRs as the node bootstrapper and the node (impersonation).
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -19,6 +21,7 @@ import {
   AGENT,
   BARE_METAL_HOST,
   CERTIFICATE_SIGNING_REQUEST,
+  CONFIG_MAP,
   DAEMON_SET,
   EVENT,
   MACHINE,
@@ -31,6 +34,7 @@ import {
   SERVICE_ACCOUNT,
 } from '../../../src/operator/resources.ts';
 import { type ApiResource, KubeClient, type KubeObject, updateStatus } from '../../../src/runtime/index.ts';
+import { selfSignedIngressCa } from '../../../src/sim/ingress-ca.ts';
 import { csrRequest } from '../../harness/csr.ts';
 import { eventually, kubeconfigPath, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
@@ -60,7 +64,8 @@ interface DaemonSetObject extends KubeObject {
       spec: {
         nodeSelector?: Record<string, string>;
         serviceAccountName?: string;
-        containers: { image: string; command?: string[]; env?: unknown[] }[];
+        containers: { image: string; command?: string[]; env?: unknown[]; volumeMounts?: unknown[] }[];
+        volumes?: unknown[];
       };
     };
   };
@@ -76,6 +81,9 @@ let kubeconfig: string;
 /** Cluster-scoped objects this file creates (Nodes, CSRs, RBAC), removed at the end. */
 const created: [ApiResource, string][] = [];
 const rbacName = uniqueName('aio-test-kubelet-csrs');
+/** SERVICE_CA_CERT_PATH: a temporary PEM, which reclaim puts on the spoke. */
+let caDir: string;
+let servicePem: string;
 
 /** A client acting as `user` (the API server sets a CSR's username from the requester). */
 function clientAs(user: string): KubeClient {
@@ -228,14 +236,21 @@ beforeAll(async () => {
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:authenticated' }],
   } as never);
   created.push([CLUSTER_ROLE, rbacName], [CLUSTER_ROLE_BINDING, rbacName]);
+  caDir = await mkdtemp(join(tmpdir(), 'aio-service-ca-'));
+  servicePem = await selfSignedIngressCa('aio-test-service-ca');
+  await writeFile(join(caDir, 'ca.crt'), servicePem);
   // A fast poll of the spoke, so the test does not wait a minute per step.
-  op = await startTestOperator({ namespace: ns, settings: { approveCsrsRequeueMs: 300 } });
+  op = await startTestOperator({
+    namespace: ns,
+    settings: { approveCsrsRequeueMs: 300, serviceCaCertPath: join(caDir, 'ca.crt') },
+  });
 });
 
 afterAll(async () => {
   await op?.stop();
   for (const [res, name] of created) await client.delete(res, name).catch(() => {});
   await client.close();
+  if (caDir) await rm(caDir, { recursive: true, force: true });
 });
 
 describe('day-2 host after reboot', () => {
@@ -460,7 +475,25 @@ describe('spoke cleanup', () => {
       '--agent-version',
       op.ctx.settings.agentImage,
       '--insecure=false',
+      '--cacert',
+      '/etc/assisted-service/service-ca.crt',
     ]);
+    // The service CA (SERVICE_CA_CERT_PATH), mounted where --cacert points.
+    const caMap = await client.get<KubeObject & { data: Record<string, string> }>(
+      CONFIG_MAP,
+      'reclaim-config',
+      'assisted-installer',
+    );
+    expect(caMap.data).toEqual({ 'service-ca.crt': servicePem });
+    expect(pod.volumes).toContainEqual({
+      name: 'service-ca',
+      configMap: expect.objectContaining({ name: 'reclaim-config' }),
+    });
+    expect(pod.containers[0]?.volumeMounts).toContainEqual({
+      name: 'service-ca',
+      mountPath: '/etc/assisted-service',
+      readOnly: true,
+    });
     expect(pod.containers[0]?.env).toEqual([
       { name: 'PULL_SECRET_TOKEN', valueFrom: { secretKeyRef: { name: perHost, key: 'PULL_SECRET_TOKEN' } } },
     ]);

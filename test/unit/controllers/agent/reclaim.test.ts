@@ -11,6 +11,7 @@ import {
   reclaimObjects,
   reclaimRunnerArgs,
 } from '../../../../src/controllers/agent/reclaim.ts';
+import { ServiceCaCertCache } from '../../../../src/controllers/agent/service-ca.ts';
 import type { HostStatus } from '../../../../src/core/model.ts';
 import { expectGolden } from '../../core/golden.ts';
 
@@ -101,5 +102,42 @@ describe('reclaimObjects', () => {
   it('per-host names fit a DNS label', () => {
     expect(reclaimHostObjectName(INPUT.hostId)).toBe(`node-reclaim-${INPUT.hostId}`);
     expect(reclaimHostObjectName('X'.repeat(80)).length).toBeLessThanOrEqual(63);
+  });
+});
+
+describe('ServiceCaCertCache', () => {
+  const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+  it('no path: no CA, nothing read', async () => {
+    const cache = new ServiceCaCertCache(() => Promise.reject(new Error('read')));
+    expect(await cache.get(undefined)).toEqual({ ok: true, pem: undefined });
+    expect(await cache.get('')).toEqual({ ok: true, pem: undefined });
+  });
+  it('reads the file once and keeps it', async () => {
+    let reads = 0;
+    const cache = new ServiceCaCertCache(async () => {
+      reads++;
+      return PEM;
+    });
+    expect(await cache.get('/ca.crt')).toEqual({ ok: true, pem: PEM });
+    expect(await cache.get('/ca.crt')).toEqual({ ok: true, pem: PEM });
+    expect(reads).toBe(1);
+  });
+  it('a missing file is an error naming the setting, tried again next time', async () => {
+    let present = false;
+    const cache = new ServiceCaCertCache(async () => {
+      if (!present) throw new Error("ENOENT: no such file or directory, open '/ca.crt'");
+      return PEM;
+    });
+    const missing = await cache.get('/ca.crt');
+    expect(missing.ok).toBe(false);
+    expect(!missing.ok && missing.message).toContain('SERVICE_CA_CERT_PATH=/ca.crt');
+    expect(!missing.ok && missing.message).toContain('ENOENT');
+    present = true;
+    expect(await cache.get('/ca.crt')).toEqual({ ok: true, pem: PEM });
+  });
+  it('a file with no PEM certificate is an error', async () => {
+    const cache = new ServiceCaCertCache(async () => 'not a certificate');
+    const got = await cache.get('/ca.crt');
+    expect(!got.ok && got.message).toContain('holds no PEM certificate');
   });
 });
