@@ -11,6 +11,7 @@
 // (Secret, DaemonSet) are named `node-reclaim-<host id>` so several hosts of one spoke can be
 // reclaimed at once; the runner's flags are the ones the discovery image's agent starts it with.
 
+import type { AgentDeprovisionInfo } from '../../api/index.ts';
 import type { HostStatus } from '../../core/model.ts';
 import type { KubeObject } from '../../runtime/index.ts';
 
@@ -51,6 +52,29 @@ export function reclaimDecision(input: {
     return { reclaim: false, why: `the host is ${input.status}, not installed` };
   }
   return { reclaim: true };
+}
+
+/** Host states in which the host's runner is on the spoke, working. */
+export const RECLAIMING_STATES: readonly HostStatus[] = ['reclaiming', 'reclaiming-rebooting'];
+
+/**
+ * On Agent deletion: the spoke that may still run the host's reclaim runner, or undefined. The
+ * runner goes onto the old spoke with the unbind that sets deprovision_info, and is removed only
+ * by the cleanup that clears it; so while deprovision_info names a cluster a runner may be there
+ * (reclaiming, rebooting, back in discovery before the cleanup ran, or left by a reclaim timeout).
+ */
+export function reclaimRunnerOnDelete(input: {
+  state: string | undefined;
+  deprovisionInfo: AgentDeprovisionInfo | undefined;
+}): { clusterNamespace: string; clusterName: string; reclaiming: boolean } | undefined {
+  const name = input.deprovisionInfo?.cluster_name;
+  const namespace = input.deprovisionInfo?.cluster_namespace;
+  if (!name || !namespace) return undefined;
+  return {
+    clusterNamespace: namespace,
+    clusterName: name,
+    reclaiming: RECLAIMING_STATES.includes(input.state as HostStatus),
+  };
 }
 
 export interface ReclaimInput {

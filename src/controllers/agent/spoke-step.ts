@@ -36,7 +36,7 @@ import {
   spokeCleanupBlockedBy,
   spokeResourcesExist,
 } from './day2.ts';
-import { reclaimDecision, reclaimObjects } from './reclaim.ts';
+import { reclaimDecision, reclaimObjects, reclaimRunnerOnDelete } from './reclaim.ts';
 import type { CurrentCluster, RefreshOutput } from './refresh.ts';
 import { serviceCaCerts } from './service-ca.ts';
 import {
@@ -327,6 +327,7 @@ export async function deletionSpokeCleanup(
   agent: Agent,
 ): Promise<void> {
   const { ctx, log } = deps;
+  await deletionReclaimCleanup(deps, agent);
   const host = agentToHost(agent);
   const exists = spokeResourcesExist({
     stage: host.progress?.current_stage,
@@ -358,4 +359,38 @@ export async function deletionSpokeCleanup(
     return;
   }
   log.info({ node: nodeName, outcome: describeCleanup(outcome) }, 'spoke cleanup on delete');
+}
+
+/**
+ * The host's reclaim runner and token on the old spoke, when the Agent is deleted before the
+ * unbind cleanup removed them; else the runner would keep polling as a host that no longer
+ * exists. Like unbindCleanup it ignores skip-spoke-cleanup (the runner is ours). Problems are
+ * logged and recorded as events and do not hold the deletion.
+ */
+async function deletionReclaimCleanup(
+  deps: Omit<SpokeStepDeps, 'smOptions' | 'approveCsrsRequeueMs'>,
+  agent: Agent,
+): Promise<void> {
+  const { ctx, log } = deps;
+  const target = reclaimRunnerOnDelete({
+    state: agent.status?.debugInfo?.state,
+    deprovisionInfo: agent.status?.deprovision_info,
+  });
+  if (!target) return;
+  const cd = ctx.informers.clusterDeployments.get(target.clusterNamespace, target.clusterName);
+  if (!cd || cd.metadata.deletionTimestamp) {
+    log.info(
+      { cluster: `${target.clusterNamespace}/${target.clusterName}` },
+      'reclaim objects not removed: the old ClusterDeployment is gone',
+    );
+    return;
+  }
+  const removed = await deleteReclaimObjects(ctx, cd, agent.metadata.name ?? '');
+  if (!removed.ok) {
+    log.warn({ reason: SPOKE_EVENT_REASON.cleanup, err: removed.message }, 'spoke work failed');
+    ctx.mgr.events.event(agent, 'Warning', SPOKE_EVENT_REASON.cleanup, removed.message);
+    return;
+  }
+  if (removed.deleted.length > 0 || target.reclaiming)
+    log.info({ deleted: removed.deleted }, 'reclaim objects removed from the spoke on delete');
 }

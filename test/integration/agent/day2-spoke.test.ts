@@ -558,6 +558,23 @@ describe('spoke cleanup', () => {
     expect(await client.getIfExists(SERVICE_ACCOUNT, 'node-reclaim', 'assisted-installer')).toBeDefined();
   }, 60_000);
 
+  it('removes the runner and its token from the spoke when the Agent is deleted while reclaiming', async () => {
+    const host = await rebootedHost(cluster);
+    await toDone(host);
+    await client.patch(AGENT, host.id, ns, 'merge', { spec: { clusterDeploymentName: null } });
+    await waitForAgent(client, ns, host.id, (a) => a.status?.debugInfo?.state === 'reclaiming', 'reclaiming');
+    const perHost = `node-reclaim-${host.id}`;
+    expect(await client.getIfExists(DAEMON_SET, perHost, 'assisted-installer')).toBeDefined();
+    await client.delete(AGENT, host.id, ns);
+    await eventually(async () => (await client.getIfExists(AGENT, host.id, ns)) === undefined, {
+      what: 'Agent gone',
+    });
+    expect(await client.getIfExists(DAEMON_SET, perHost, 'assisted-installer')).toBeUndefined();
+    expect(await client.getIfExists(SECRET, perHost, 'assisted-installer')).toBeUndefined();
+    // The shared objects stay for other hosts.
+    expect(await client.getIfExists(SERVICE_ACCOUNT, 'node-reclaim', 'assisted-installer')).toBeDefined();
+  }, 60_000);
+
   it('unbinds without reclaim when the spoke cannot take the reclaim objects', async () => {
     const broken = await importedCluster({ client, op, ns, kubeconfig });
     const host = await rebootedHost(broken);

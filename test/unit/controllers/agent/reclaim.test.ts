@@ -10,6 +10,7 @@ import {
   reclaimHostObjectName,
   reclaimObjects,
   reclaimRunnerArgs,
+  reclaimRunnerOnDelete,
 } from '../../../../src/controllers/agent/reclaim.ts';
 import { ServiceCaCertCache } from '../../../../src/controllers/agent/service-ca.ts';
 import type { HostStatus } from '../../../../src/core/model.ts';
@@ -102,6 +103,35 @@ describe('reclaimObjects', () => {
   it('per-host names fit a DNS label', () => {
     expect(reclaimHostObjectName(INPUT.hostId)).toBe(`node-reclaim-${INPUT.hostId}`);
     expect(reclaimHostObjectName('X'.repeat(80)).length).toBeLessThanOrEqual(63);
+  });
+});
+
+describe('reclaimRunnerOnDelete', () => {
+  const info = { cluster_name: 'spoke', cluster_namespace: 'spokes', node_name: 'worker-3' };
+  it('while reclaiming: the old spoke, reclaiming', () => {
+    for (const state of ['reclaiming', 'reclaiming-rebooting']) {
+      expect(reclaimRunnerOnDelete({ state, deprovisionInfo: info })).toEqual({
+        clusterNamespace: 'spokes',
+        clusterName: 'spoke',
+        reclaiming: true,
+      });
+    }
+  });
+  it('after the reclaim, before the unbind cleanup ran (or a reclaim timeout): the old spoke too', () => {
+    for (const state of ['discovering-unbound', 'unbinding-pending-user-action']) {
+      expect(reclaimRunnerOnDelete({ state, deprovisionInfo: info })).toEqual({
+        clusterNamespace: 'spokes',
+        clusterName: 'spoke',
+        reclaiming: false,
+      });
+    }
+  });
+  it('no deprovision_info (never unbound, or cleaned up): nothing on a spoke', () => {
+    expect(reclaimRunnerOnDelete({ state: 'reclaiming', deprovisionInfo: undefined })).toBeUndefined();
+    expect(reclaimRunnerOnDelete({ state: 'installed', deprovisionInfo: undefined })).toBeUndefined();
+    expect(
+      reclaimRunnerOnDelete({ state: 'reclaiming', deprovisionInfo: { node_name: 'worker-3' } }),
+    ).toBeUndefined();
   });
 });
 
