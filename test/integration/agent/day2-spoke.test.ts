@@ -1,19 +1,10 @@
-// The Agent reconciler's spoke work on the real API server, which also plays the spoke (its admin
-// kubeconfig is the imported cluster's kubeconfig Secret): a day-2 host that rebooted gets its
-// kubelet's client and serving CSRs approved and recorded, its node labels applied once the Node
-// is Ready, and stage Done (kubeapi.md §3.4.7); an unbound installed host is reclaimed through a
-// runner DaemonSet on the spoke (§3.4.4); its Node is removed when the Agent is unbound or
-// deleted, unless the skip-spoke-cleanup annotation says otherwise (§3.4.1, §3.4.3); a broken
-// kubeconfig is reported on the Agent and retried. No kubelet runs: the test creates the Node and
-// CSRs itself, the CSRs as the node bootstrapper and the node (impersonation).
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import type { Agent, InfraEnv } from '../../../src/api/index.ts';
+import type { Agent } from '../../../src/api/index.ts';
 import { NODE_BOOTSTRAPPER_USER } from '../../../src/controllers/agent/day2.ts';
 import { CSR_APPROVAL_REASON, SPOKE_EVENT_REASON } from '../../../src/controllers/agent/spoke-work.ts';
 import { readSecret } from '../../../src/operator/referenced.ts';
@@ -38,8 +29,8 @@ import { selfSignedIngressCa } from '../../../src/sim/ingress-ca.ts';
 import { csrRequest } from '../../harness/csr.ts';
 import { eventually, kubeconfigPath, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
-import { importedCluster } from '../cluster/imported.ts';
-import { adminClient, call, inventory, waitForAgent } from '../hosts/helpers.ts';
+import { eventFor, type ImportedCluster, importedCluster, registerDay2Host } from '../cluster/imported.ts';
+import { adminClient, call, waitForAgent } from '../hosts/helpers.ts';
 
 const CLUSTER_ROLE: ApiResource = {
   group: 'rbac.authorization.k8s.io',
@@ -100,27 +91,13 @@ function clientAs(user: string): KubeClient {
  * does for an approved known host), then the installer's last report, Rebooting.
  */
 async function rebootedHost(
-  cluster: { ie: InfraEnv; token: string },
+  cluster: ImportedCluster,
   spec: Partial<Agent['spec']> = {},
   annotations: Record<string, string> = {},
 ): Promise<{ id: string; hostname: string }> {
-  const id = randomUUID();
-  const hostname = uniqueName('worker');
+  const { id, hostname, agent: registered } = await registerDay2Host({ client, op, ns, cluster });
   const base = `/v2/infra-envs/${cluster.ie.metadata.uid}/hosts`;
   const token = cluster.token;
-  expect((await call(op.baseUrl, 'POST', base, { token, body: { host_id: id } })).status).toBe(201);
-  const mac = `52:54:00:${id.slice(0, 2)}:${id.slice(2, 4)}:${id.slice(4, 6)}`;
-  await call(op.baseUrl, 'POST', `${base}/${id}/instructions`, {
-    token,
-    body: { step_type: 'inventory', output: inventory(hostname, mac) },
-  });
-  const registered = await waitForAgent(
-    client,
-    ns,
-    id,
-    (a) => a.status?.kind === 'AddToExistingClusterHost' && a.status?.inventory?.hostname === hostname,
-    'day-2 host with inventory',
-  );
   if (Object.keys(spec).length > 0 || Object.keys(annotations).length > 0) {
     await client.patch(AGENT, id, ns, 'merge', { spec, metadata: { annotations } });
   }
@@ -342,19 +319,7 @@ describe('day-2 host after reboot', () => {
       kubeconfig: 'apiVersion: v1\nkind: Config\nclusters: []\n',
     });
     const host = await rebootedHost(cluster);
-    const event = await eventually(
-      async () => {
-        const list = await client.list<KubeObject & { reason?: string; message?: string; type?: string }>(
-          EVENT,
-          {
-            namespace: ns,
-            fieldSelector: `involvedObject.name=${host.id}`,
-          },
-        );
-        return list.items.find((e) => e.reason === SPOKE_EVENT_REASON.day2);
-      },
-      { what: 'Warning event' },
-    );
+    const event = await eventFor(client, ns, host.id, SPOKE_EVENT_REASON.day2);
     expect(event.type).toBe('Warning');
     expect(event.message).toContain(`Secret ${ns}/${cluster.name}-admin-kubeconfig: invalid kubeconfig:`);
     // No progress is made up: the stage stays where the installer left it.
@@ -599,19 +564,7 @@ describe('spoke cleanup', () => {
       'unbinding-pending-user-action',
     );
     expect(unbinding.status?.deprovision_info?.node_name).toBe(host.hostname);
-    const event = await eventually(
-      async () => {
-        const list = await client.list<KubeObject & { reason?: string; message?: string; type?: string }>(
-          EVENT,
-          {
-            namespace: ns,
-            fieldSelector: `involvedObject.name=${host.id}`,
-          },
-        );
-        return list.items.find((e) => e.reason === SPOKE_EVENT_REASON.reclaim);
-      },
-      { what: 'ReclaimFailed event' },
-    );
+    const event = await eventFor(client, ns, host.id, SPOKE_EVENT_REASON.reclaim);
     expect(event.type).toBe('Warning');
     expect(event.message).toContain('reclaim failed, unbinding without it');
     expect(

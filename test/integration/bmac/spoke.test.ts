@@ -15,10 +15,10 @@ import {
   updateStatus,
 } from '../../../src/runtime/index.ts';
 import { selfSignedIngressCa } from '../../../src/sim/ingress-ca.ts';
-import { eventually, kubeconfigPath, newNamespace, uniqueName } from '../../harness/env.ts';
+import { eventually, kubeconfigPath, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
-import { type ImportedCluster, importedCluster } from '../cluster/imported.ts';
-import { adminClient, call, inventory, waitForAgent } from '../hosts/helpers.ts';
+import { type ImportedCluster, importedCluster, registerDay2Host } from '../cluster/imported.ts';
+import { adminClient, call, waitForAgent } from '../hosts/helpers.ts';
 
 const NAMESPACE: ApiResource = {
   group: '',
@@ -46,22 +46,9 @@ const nodes: string[] = [];
 
 /** A day-2 host registered through the REST API with `mac`; optionally already joined (stage Joined). */
 async function registerHost(mac: string, joined: boolean): Promise<{ id: string; hostname: string }> {
-  const id = randomUUID();
-  const hostname = uniqueName('worker');
+  const { id, hostname, agent } = await registerDay2Host({ client, op, ns, cluster, mac });
   const base = `/v2/infra-envs/${cluster.ie.metadata.uid}/hosts`;
   const token = cluster.token;
-  expect((await call(op.baseUrl, 'POST', base, { token, body: { host_id: id } })).status).toBe(201);
-  await call(op.baseUrl, 'POST', `${base}/${id}/instructions`, {
-    token,
-    body: { step_type: 'inventory', output: inventory(hostname, mac) },
-  });
-  const agent = await waitForAgent(
-    client,
-    ns,
-    id,
-    (a) => a.status?.inventory?.hostname === hostname,
-    'inventory',
-  );
   if (joined) {
     await updateStatus(client, AGENT, agent, (cur) => ({
       ...cur.status,

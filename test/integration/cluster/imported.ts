@@ -3,12 +3,12 @@
 // own, so the test API server plays the spoke), and an InfraEnv bound to it whose hosts register
 // as day-2 hosts.
 import { randomUUID } from 'node:crypto';
-import type { AgentClusterInstall, InfraEnv } from '../../../src/api/index.ts';
-import { SECRET } from '../../../src/operator/resources.ts';
-import type { KubeClient } from '../../../src/runtime/index.ts';
+import type { Agent, AgentClusterInstall, InfraEnv } from '../../../src/api/index.ts';
+import { EVENT, SECRET } from '../../../src/operator/resources.ts';
+import type { KubeClient, KubeObject } from '../../../src/runtime/index.ts';
 import { eventually, uniqueName } from '../../harness/env.ts';
 import type { TestOperator } from '../../harness/operator.ts';
-import { createInfraEnv } from '../hosts/helpers.ts';
+import { call, createInfraEnv, inventory, waitForAgent } from '../hosts/helpers.ts';
 import { clusterDeploymentObject, createCluster, eventuallyAci, snoAciObject } from './harness.ts';
 
 export interface ImportedCluster {
@@ -52,4 +52,60 @@ export async function importedCluster(opts: {
     ie,
     token: op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' }),
   };
+}
+
+/**
+ * A day-2 host registered into `cluster` over the REST API with an inventory (hostname and MAC
+ * derived from its id unless given); resolves once its Agent shows the inventory.
+ */
+export async function registerDay2Host(opts: {
+  client: KubeClient;
+  op: TestOperator;
+  ns: string;
+  cluster: ImportedCluster;
+  mac?: string;
+  hostname?: string;
+}): Promise<{ id: string; hostname: string; agent: Agent }> {
+  const { client, op, ns, cluster } = opts;
+  const id = randomUUID();
+  const hostname = opts.hostname ?? uniqueName('worker');
+  const mac = opts.mac ?? `52:54:00:${id.slice(0, 2)}:${id.slice(2, 4)}:${id.slice(4, 6)}`;
+  const base = `/v2/infra-envs/${cluster.ie.metadata.uid}/hosts`;
+  const token = cluster.token;
+  const registered = await call(op.baseUrl, 'POST', base, { token, body: { host_id: id } });
+  if (registered.status !== 201) throw new Error(`register: ${registered.status} ${registered.text}`);
+  await call(op.baseUrl, 'POST', `${base}/${id}/instructions`, {
+    token,
+    body: { step_type: 'inventory', output: inventory(hostname, mac) },
+  });
+  const agent = await waitForAgent(
+    client,
+    ns,
+    id,
+    (a) => a.status?.kind === 'AddToExistingClusterHost' && a.status?.inventory?.hostname === hostname,
+    'day-2 host with inventory',
+  );
+  return { id, hostname, agent };
+}
+
+/** The first Event about `name` with `reason`, waiting for it. */
+export function eventFor(
+  client: KubeClient,
+  ns: string,
+  name: string,
+  reason: string,
+): Promise<KubeObject & { reason?: string; message?: string; type?: string }> {
+  return eventually(
+    async () => {
+      const list = await client.list<KubeObject & { reason?: string; message?: string; type?: string }>(
+        EVENT,
+        {
+          namespace: ns,
+          fieldSelector: `involvedObject.name=${name}`,
+        },
+      );
+      return list.items.find((e) => e.reason === reason);
+    },
+    { what: `${reason} event on ${name}` },
+  );
 }

@@ -1,21 +1,15 @@
-// The spoke worker MachineConfigPool pause of a day-2 cluster (kubeapi.md §3.1.10) on the real API
-// server, which also plays the spoke (the imported cluster's admin kubeconfig is the harness's own):
-// a day-2 host with node labels and a custom pool pauses the spoke's `worker` pool while it
-// installs and unpauses it once Done; a reconcile with nothing new writes nothing to the pool; an
-// unreachable spoke or a missing pool is a Warning Event on the AgentClusterInstall.
-import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { MachineConfigPool } from '../../../src/api/index.ts';
 import { MACHINE_CONFIG_POOL, MCP_PAUSE_EVENT_REASON } from '../../../src/controllers/cluster/mcp-pause.ts';
-import { AGENT, EVENT } from '../../../src/operator/resources.ts';
-import { type KubeObject, updateStatus } from '../../../src/runtime/index.ts';
+import { AGENT } from '../../../src/operator/resources.ts';
+import { updateStatus } from '../../../src/runtime/index.ts';
 import { metricValue } from '../../../src/runtime/metrics.ts';
-import { eventually, kubeconfigPath, newNamespace, uniqueName } from '../../harness/env.ts';
+import { eventually, kubeconfigPath, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
-import { adminClient, call, inventory, waitForAgent } from '../hosts/helpers.ts';
-import { type ImportedCluster, importedCluster } from './imported.ts';
+import { adminClient, call, waitForAgent } from '../hosts/helpers.ts';
+import { eventFor, type ImportedCluster, importedCluster, registerDay2Host } from './imported.ts';
 
 const client = adminClient();
 let op: TestOperator;
@@ -30,23 +24,9 @@ const POOL = 'worker';
 async function installingHost(
   cluster: ImportedCluster,
 ): Promise<{ id: string; progress: (stage: string) => Promise<void> }> {
-  const id = randomUUID();
-  const hostname = uniqueName('worker');
+  const { id, agent: registered } = await registerDay2Host({ client, op, ns, cluster });
   const base = `/v2/infra-envs/${cluster.ie.metadata.uid}/hosts`;
   const token = cluster.token;
-  expect((await call(op.baseUrl, 'POST', base, { token, body: { host_id: id } })).status).toBe(201);
-  const mac = `52:54:00:${id.slice(0, 2)}:${id.slice(2, 4)}:${id.slice(4, 6)}`;
-  await call(op.baseUrl, 'POST', `${base}/${id}/instructions`, {
-    token,
-    body: { step_type: 'inventory', output: inventory(hostname, mac) },
-  });
-  const registered = await waitForAgent(
-    client,
-    ns,
-    id,
-    (a) => a.status?.kind === 'AddToExistingClusterHost' && a.status?.inventory?.hostname === hostname,
-    'day-2 host with inventory',
-  );
   await client.patch(AGENT, id, ns, 'merge', {
     spec: { nodeLabels: { 'node-role.kubernetes.io/infra': '' }, machineConfigPool: 'infra' },
   });
@@ -74,23 +54,8 @@ async function installingHost(
 
 const pool = () => client.get<MachineConfigPool>(MACHINE_CONFIG_POOL, POOL);
 
-async function aciWarning(
-  aci: string,
-  reason: string,
-): Promise<KubeObject & { message?: string; type?: string }> {
-  return eventually(
-    async () => {
-      const list = await client.list<KubeObject & { reason?: string; message?: string; type?: string }>(
-        EVENT,
-        {
-          namespace: ns,
-          fieldSelector: `involvedObject.name=${aci}`,
-        },
-      );
-      return list.items.find((e) => e.reason === reason);
-    },
-    { what: `${reason} event` },
-  );
+function aciWarning(aci: string, reason: string) {
+  return eventFor(client, ns, aci, reason);
 }
 
 beforeAll(async () => {
