@@ -5,7 +5,8 @@
 // A sliding one-minute window counts admissions; a host refused joins the cluster's waiting queue,
 // and while the queue is not empty only its head may take a free slot, so no host starves behind
 // faster pollers. A queued host that stops asking (rebooted, deleted) leaves the queue after two
-// windows, so it cannot block the others.
+// windows, so it cannot block the others. Clusters left with neither are forgotten, swept at most
+// once a window from admit(), so deleted clusters do not stay in memory.
 
 export interface ConnectivityAdmissionOptions {
   limit?: number;
@@ -24,6 +25,7 @@ export class ConnectivityAdmission {
   private readonly windowMs: number;
   private readonly now: () => number;
   private readonly clusters = new Map<string, ClusterState>();
+  private lastSweep = 0;
 
   constructor(opts: ConnectivityAdmissionOptions = {}) {
     this.limit = opts.limit ?? 150;
@@ -34,6 +36,7 @@ export class ConnectivityAdmission {
   /** Whether the host may run a connectivity check now; a refused host keeps its place in line. */
   admit(clusterId: string, hostId: string): boolean {
     const now = this.now();
+    if (now - this.lastSweep >= this.windowMs) this.sweep(now);
     let state = this.clusters.get(clusterId);
     if (!state) {
       state = { admitted: [], queue: new Map() };
@@ -54,11 +57,17 @@ export class ConnectivityAdmission {
 
   /** Clusters with state (for tests and metrics). */
   get trackedClusters(): number {
+    this.sweep(this.now());
+    return this.clusters.size;
+  }
+
+  /** Drops the clusters with no admission in the window and no host waiting. */
+  private sweep(now: number): void {
+    this.lastSweep = now;
     for (const [id, state] of this.clusters) {
-      this.expire(state, this.now());
+      this.expire(state, now);
       if (state.admitted.length === 0 && state.queue.size === 0) this.clusters.delete(id);
     }
-    return this.clusters.size;
   }
 
   private expire(state: ClusterState, now: number): void {
