@@ -17,6 +17,7 @@ import { installCrds, projectCrdFiles } from '../src/dev/crds.ts';
 import { serveFile } from '../src/dev/file-server.ts';
 import { freePort } from '../src/dev/ports.ts';
 import { buildTestIso } from '../src/dev/test-iso.ts';
+import { waitFor } from '../src/dev/wait.ts';
 import { loadKubeConfig } from '../src/operator/main.ts';
 import { INFRA_ENV } from '../src/operator/resources.ts';
 import { KubeClient } from '../src/runtime/index.ts';
@@ -115,20 +116,6 @@ async function buildStages(work: string): Promise<Stage> {
   return stage;
 }
 
-async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
-
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'aio-image-'));
   const plane = await ControlPlane.start();
@@ -160,16 +147,17 @@ async function main(): Promise<void> {
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    const exited = new Promise<never>((_, reject) =>
-      child?.on('exit', (code) => reject(new Error(`the operator exited early with ${code}`))),
-    );
-    await Promise.race([
+    let exitReason: string | undefined;
+    child.on('exit', (code, signal) => {
+      exitReason = `code ${code} signal ${signal}`;
+    });
+    const exited = () => exitReason;
+    await waitFor(
+      'the operator',
+      60_000,
+      async () => (await fetch(`http://127.0.0.1:${healthPort}/readyz`)).ok,
       exited,
-      eventually(
-        '/readyz',
-        async () => (await fetch(`http://127.0.0.1:${healthPort}/readyz`)).ok || undefined,
-      ),
-    ]);
+    );
     log('operator ready');
     const kubeConfig = loadKubeConfig(plane.kubeconfigPath);
     const client = new KubeClient({ kubeConfig });
@@ -205,17 +193,19 @@ async function main(): Promise<void> {
         spec: { pullSecretRef: { name: 'pull-secret' }, osImageVersion: '4.18', cpuArchitecture: 'x86_64' },
       },
     ] as never);
-    const isoUrl = await Promise.race([
-      exited,
-      eventually('the InfraEnv ISO URL', async () => {
+    const isoUrl = await waitFor(
+      'the InfraEnv ISO URL',
+      60_000,
+      async () => {
         const ie = await client.get<{ metadata: object; status?: { isoDownloadURL?: string } }>(
           INFRA_ENV,
           'smoke',
           'default',
         );
         return ie.status?.isoDownloadURL || undefined;
-      }),
-    ]);
+      },
+      exited,
+    );
     const head = await fetch(isoUrl, { method: 'HEAD' });
     if (!head.ok) throw new Error(`HEAD ${isoUrl}: ${head.status}`);
     log(`discovery ISO served by the image: ${head.headers.get('content-length')} bytes`);

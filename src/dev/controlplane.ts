@@ -12,6 +12,7 @@ import { Agent, request } from 'undici';
 import { parse, stringify } from 'yaml';
 import { CertificateAuthority } from '../util/pki.ts';
 import { freePort } from './ports.ts';
+import { waitFor } from './wait.ts';
 
 const execFileP = promisify(execFile);
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -38,27 +39,6 @@ export async function ensureBinaries(): Promise<string> {
   });
   const lines = stdout.trim().split('\n');
   return lines[lines.length - 1] ?? '';
-}
-
-async function waitFor(
-  what: string,
-  timeoutMs: number,
-  probe: () => Promise<boolean>,
-  exited?: () => string | undefined,
-) {
-  const deadline = Date.now() + timeoutMs;
-  let lastErr: unknown;
-  while (Date.now() < deadline) {
-    const why = exited?.();
-    if (why) throw new Error(`${what} exited during start-up: ${why}`);
-    try {
-      if (await probe()) return;
-    } catch (err) {
-      lastErr = err;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${what} not ready after ${timeoutMs} ms${lastErr ? `: ${String(lastErr)}` : ''}`);
 }
 
 class Proc {
