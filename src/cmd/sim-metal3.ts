@@ -13,15 +13,9 @@ import { stringify } from 'yaml';
 import { loadKubeConfig } from '../operator/main.ts';
 import { KubeClient } from '../runtime/index.ts';
 import { type Metal3Event, SimMetal3 } from '../sim/metal3.ts';
-import {
-  isProfileName,
-  PROFILE_NAMES,
-  type ProfileName,
-  type SimulatedMachine,
-  simulatedMachine,
-} from '../sim/profiles.ts';
+import { PROFILE_NAMES, type ProfileName, type SimulatedMachine, simulatedMachine } from '../sim/profiles.ts';
 import type { SimEvent } from '../sim/stats.ts';
-import { formatEvent } from './sim.ts';
+import { formatEvent, parseProfiles, positive } from './sim.ts';
 
 const USAGE = `usage: node src/cmd/sim-metal3.ts --namespace NS [options]
 
@@ -65,22 +59,14 @@ export function parseSimMetal3Args(argv: string[]): SimMetal3CliOptions | 'help'
   });
   if (values.help) return 'help';
   if (!values.namespace) throw new Error('--namespace is required');
-  const profiles = (values.profile ?? 'master,master,master')
-    .split(',')
-    .map((p) => p.trim())
-    .filter((p) => p !== '');
+  const profiles = parseProfiles(values.profile ?? 'master,master,master') ?? [];
   if (profiles.length === 0) throw new Error('--profile needs at least one machine');
-  for (const p of profiles)
-    if (!isProfileName(p)) throw new Error(`unknown profile ${p} (${PROFILE_NAMES.join(', ')})`);
-  const speed = values.speed === undefined ? 10 : Number(values.speed);
-  if (!Number.isFinite(speed) || speed <= 0)
-    throw new Error(`--speed must be a positive number, got ${values.speed}`);
   return {
     namespace: values.namespace,
     converged: values.converged ?? false,
-    profiles: profiles as ProfileName[],
+    profiles,
     seed: values.seed ?? values.namespace,
-    speed,
+    speed: positive('speed', values.speed, 10),
     ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
     ...(values['print-bmhs'] ? { printBmhs: values['print-bmhs'] } : {}),
     verbose: values.verbose ?? false,

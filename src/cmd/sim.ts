@@ -58,11 +58,23 @@ function parseStage(text: string): { stage: HostStage; hostIndex?: number } {
   return { stage: match, ...(m ? { hostIndex: Number(m[1]) } : {}) };
 }
 
-function positive(name: string, text: string | undefined, fallback: number): number {
+/** A numeric flag that must be positive (`fallback` when absent). */
+export function positive(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
   const n = Number(text);
   if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got ${text}`);
   return n;
+}
+
+/** A --profile comma list, each entry checked; undefined when the flag is absent. */
+export function parseProfiles(text: string | undefined): ProfileName[] | undefined {
+  const profiles = text
+    ?.split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  for (const p of profiles ?? [])
+    if (!isProfileName(p)) throw new Error(`unknown profile ${p} (${PROFILE_NAMES.join(', ')})`);
+  return profiles as ProfileName[] | undefined;
 }
 
 /** Parses argv (without node and script). Throws with a usage hint on bad input. */
@@ -99,12 +111,7 @@ export function parseSimArgs(argv: string[]): SimCliOptions | 'help' {
   const ign = values['ignition-url'];
   if ((iso === undefined) === (ign === undefined))
     throw new Error('exactly one of --iso-url and --ignition-url is required');
-  const profiles = values.profile
-    ?.split(',')
-    .map((p) => p.trim())
-    .filter((p) => p !== '');
-  for (const p of profiles ?? [])
-    if (!isProfileName(p)) throw new Error(`unknown profile ${p} (${PROFILE_NAMES.join(', ')})`);
+  const profiles = parseProfiles(values.profile);
   const hosts = Math.floor(positive('hosts', values.hosts, profiles?.length ?? 1));
   const machineNetworks = values['machine-network']?.split(',').map((c) => c.trim());
   for (const cidr of machineNetworks ?? ['192.168.111.0/24']) {
@@ -138,7 +145,7 @@ export function parseSimArgs(argv: string[]): SimCliOptions | 'help' {
     verbose: values.verbose ?? false,
     fleet: {
       hosts,
-      profiles: profiles as ProfileName[] | undefined,
+      profiles,
       speed: positive('speed', values.speed, 1),
       concurrency: Math.floor(positive('concurrency', values.concurrency, 64)),
       machine: {
