@@ -143,6 +143,16 @@ export const operatorSettings = {
     description:
       'Pause BareMetalHosts that metal3 reports detached and keep their status in the baremetalhost.metal3.io/status annotation (so a hub can hand them to another).',
   },
+  imageCoolDownMs: {
+    flag: 'bmac-image-cooldown-ms',
+    env: 'BMAC_IMAGE_COOLDOWN_MS',
+    // A Go duration like the other duration settings, or a bare number of milliseconds.
+    schema: z.union([goDuration, z.coerce.number().int().nonnegative()]),
+    default: 60_000,
+    source: 'assisted-service 60 s InfraEnv image cool-down (kubeapi.md §5 "Constants"); tests shorten it',
+    description:
+      "How long an InfraEnv's image (status.createdTime) must age before the BareMetalHost and PreprovisioningImage controllers boot a host from it, so a burst of InfraEnv edits does not reboot hosts once per edit. A Go duration, or a bare number of milliseconds.",
+  },
   ironicBaseUrl: {
     flag: 'ironic-base-url',
     env: 'IRONIC_BASE_URL',
@@ -264,6 +274,7 @@ export type OperatorSettings = {
   authKeysSecretName: string;
   allowConvergedFlow: boolean;
   pauseProvisionedBmhs: boolean;
+  imageCoolDownMs: number;
   ironicBaseUrl: string;
   ironicInspectorBaseUrl: string;
   ironicAgentImage: string;

@@ -41,21 +41,9 @@ import {
   SECRET,
 } from '../../operator/resources.ts';
 import { type Informer, isNotFound, type KubeObject, keyOf, objectKey } from '../../runtime/index.ts';
-import { INFRAENV_IMAGE_COOLDOWN_MS } from '../infraenv/cooldown.ts';
 import { ensureFencingCredentials } from './fencing.ts';
 import { type BmhPatch, pickAgentForMac, planAgent, planBmh } from './mapping.ts';
 import { bmacSpokeInputs } from './spoke-step.ts';
-
-/**
- * BMAC_IMAGE_COOLDOWN_MS overrides the 60 s InfraEnv image cool-down (tests); read once at
- * registration.
- */
-export function imageCoolDownMs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = Number(env.BMAC_IMAGE_COOLDOWN_MS);
-  return env.BMAC_IMAGE_COOLDOWN_MS !== undefined && Number.isFinite(raw) && raw >= 0
-    ? raw
-    : INFRAENV_IMAGE_COOLDOWN_MS;
-}
 
 /** The BMH informer; only valid once the manager wired an optional controller over BMHs. */
 export function bareMetalHosts(ctx: OperatorContext): Informer<BareMetalHost> {
@@ -109,7 +97,7 @@ function bmhKeysOfBmcSecret(ctx: OperatorContext, secret: KubeObject): string[] 
 export function register(ctx: OperatorContext): void {
   const converged = ctx.convergedFlow;
   const pauseProvisionedBmhs = ctx.settings.pauseProvisionedBmhs;
-  const coolDownMs = imageCoolDownMs();
+  const coolDownMs = ctx.settings.imageCoolDownMs;
   const log = ctx.logger.child({ controller: 'bmac' });
   let builder = ctx.mgr
     .controller('bmac')

@@ -3,6 +3,5 @@
 // LocalAuth reaches the controller).
 export { type InfraEnvBackend, type InfraEnvBackendDeps, infraEnvBackend } from './backend.ts';
 export { register } from './controller.ts';
-export { INFRAENV_IMAGE_COOLDOWN_MS, imageCoolDownRemainingMs } from './cooldown.ts';
 export { mountImageRoutes } from './image-routes.ts';
 export { type ImageServices, imageServicesOf, setAuth } from './services.ts';

@@ -7,7 +7,7 @@
 //   * their tokens are due for re-issue (status.backend.tokenExpiresAt),
 // so an annotation-only edit rewrites nothing and an idle fleet writes nothing. createdTime moves
 // only when the image changes; that is also what the 60 s image cool-down of the BareMetalHost
-// and PreprovisioningImage controllers measures from (see cooldown.ts).
+// and PreprovisioningImage controllers measures from (setting BMAC_IMAGE_COOLDOWN_MS).
 import type { InfraEnv, InfraEnvStatus } from '../../api/index.ts';
 import { INFRAENV_LABEL } from '../../api/index.ts';
 import type { ServiceUrls } from '../../operator/context.ts';

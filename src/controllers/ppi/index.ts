@@ -16,7 +16,7 @@ import type { OperatorContext } from '../../operator/context.ts';
 import { BARE_METAL_HOST, INFRA_ENV, PREPROVISIONING_IMAGE } from '../../operator/resources.ts';
 import { isNotFound, keyOf, objectKey, removeFinalizer, updateStatus } from '../../runtime/index.ts';
 import { normalizeArch } from '../agentserviceconfig/os-images.ts';
-import { bareMetalHosts, imageCoolDownMs, preprovisioningImages } from '../bmac/index.ts';
+import { bareMetalHosts, preprovisioningImages } from '../bmac/index.ts';
 import { iccSecretOf } from './icc.ts';
 import { boundClusterFamilies, ironicAgentEnabled, ironicAgentOptions, ironicSettingsOf } from './ironic.ts';
 import { chosenFormat, ppiStatus } from './status.ts';
@@ -28,7 +28,7 @@ function ownerBmhName(ppi: PreprovisioningImage): string | undefined {
 
 export function register(ctx: OperatorContext): void {
   if (!ctx.convergedFlow) return;
-  const coolDownMs = imageCoolDownMs();
+  const coolDownMs = ctx.settings.imageCoolDownMs;
   const log = ctx.logger.child({ controller: 'preprovisioningimage' });
   ctx.mgr
     .controller('preprovisioningimage')
