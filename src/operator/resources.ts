@@ -113,6 +113,14 @@ export const NODE: ApiResource = {
   plural: 'nodes',
   namespaced: false,
 };
+// BMAC's Node drain (src/controllers/bmac/spoke.ts) lists and evicts them.
+export const POD: ApiResource = {
+  group: '',
+  version: 'v1',
+  kind: 'Pod',
+  plural: 'pods',
+  namespaced: true,
+};
 export const CERTIFICATE_SIGNING_REQUEST: ApiResource = {
   group: 'certificates.k8s.io',
   version: 'v1',

@@ -25,7 +25,8 @@ import {
   type Machine,
 } from '../../api/index.ts';
 import { base64DataUrl } from '../../core/ignition/index.ts';
-import { BARE_METAL_HOST, CONFIG_MAP, MACHINE } from '../../operator/resources.ts';
+import { parseGoDuration } from '../../core/statemachine/durations.ts';
+import { BARE_METAL_HOST, CONFIG_MAP, MACHINE, NODE, POD } from '../../operator/resources.ts';
 import { type ApiResource, isNotFound, type KubeClient, type KubeObject } from '../../runtime/index.ts';
 import { type CsrApprovalCluster, clusterHasMachineApi } from '../agent/day2.ts';
 import { hardwareDetails } from './mapping.ts';
@@ -37,9 +38,6 @@ export const MCS_CA_SOURCES = [
   { namespace: 'openshift-config', name: 'kube-root-ca', key: 'ca.crt' },
   { namespace: 'openshift-config', name: 'kube-root-ca.crt', key: 'ca.crt' },
 ] as const;
-
-const NODES = { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false };
-const PODS = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true };
 
 /** Whether `pem` holds at least one certificate and nothing unparseable. */
 export function isValidPemBundle(pem: string): boolean {
@@ -133,27 +131,10 @@ export interface DrainDecision {
 export const DRAIN_REQUEUE_MS = 20_000;
 export const UNREACHABLE_NODE_GRACE_MS = 5 * 60_000;
 
-/** Parses a Go duration ("90s", "1h30m", "500ms"); undefined when invalid. */
-export function parseGoDuration(text: string): number | undefined {
-  const units: Record<string, number> = {
-    ns: 1e-6,
-    us: 1e-3,
-    µs: 1e-3,
-    ms: 1,
-    s: 1000,
-    m: 60_000,
-    h: 3_600_000,
-  };
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
-  const t = text.trim();
-  if (t === '0') return 0;
-  let total = 0;
-  let matched = 0;
-  for (let m = re.exec(t); m; m = re.exec(t)) {
-    total += Number(m[1]) * (units[m[2]!] ?? 0);
-    matched = re.lastIndex;
-  }
-  return matched === t.length && t.length > 0 ? total : undefined;
+/** The drain-timeout annotation (a Go duration: "90s", "1h30m", "500ms") in ms; undefined when invalid or negative. */
+export function drainTimeoutMs(text: string): number | undefined {
+  const ms = parseGoDuration(text);
+  return ms !== undefined && ms >= 0 ? ms : undefined;
 }
 
 export function decideDrain(input: DrainInput): DrainDecision {
@@ -161,7 +142,7 @@ export function decideDrain(input: DrainInput): DrainDecision {
   const elapsed = input.now.getTime() - Date.parse(startedAt);
   const { attempt } = input;
   if ('done' in attempt && attempt.done) return { status: 'drain succeeded', startedAt, proceed: true };
-  const timeoutMs = input.timeout ? parseGoDuration(input.timeout) : undefined;
+  const timeoutMs = input.timeout ? drainTimeoutMs(input.timeout) : undefined;
   // The user's limit; failing attempts and unreachable Nodes (the spoke may be gone for good)
   // stop blocking the deletion after 5 minutes anyway.
   const unreachable = 'error' in attempt || attempt.unreachable;
@@ -195,14 +176,14 @@ export async function drainAttempt(
   name: string,
 ): Promise<{ done: true } | { done: false; unreachable: boolean } | { error: string }> {
   try {
-    const node = await spoke.getIfExists<NodeLike>(NODES, name);
+    const node = await spoke.getIfExists<NodeLike>(NODE, name);
     if (!node) return { done: true };
     if (!node.spec?.unschedulable) {
-      await spoke.patch(NODES, name, undefined, 'merge', { spec: { unschedulable: true } });
+      await spoke.patch(NODE, name, undefined, 'merge', { spec: { unschedulable: true } });
     }
     const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
     const unreachable = ready?.status !== 'True';
-    const pods = (await spoke.list<PodLike>(PODS, { fieldSelector: `spec.nodeName=${name}` })).items;
+    const pods = (await spoke.list<PodLike>(POD, { fieldSelector: `spec.nodeName=${name}` })).items;
     const evictable = pods.filter(
       (p) =>
         !p.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet') &&
@@ -213,7 +194,7 @@ export async function drainAttempt(
     if (evictable.length === 0) return { done: true };
     for (const pod of evictable) {
       try {
-        await spoke.request('POST', spoke.path(PODS, pod.metadata.namespace, pod.metadata.name, 'eviction'), {
+        await spoke.request('POST', spoke.path(POD, pod.metadata.namespace, pod.metadata.name, 'eviction'), {
           body: {
             apiVersion: 'policy/v1',
             kind: 'Eviction',

@@ -6,20 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BareMetalHost, Machine } from '../../../src/api/index.ts';
-import { AGENT, BARE_METAL_HOST, MACHINE } from '../../../src/operator/resources.ts';
+import { AGENT, BARE_METAL_HOST, MACHINE, NAMESPACE } from '../../../src/operator/resources.ts';
 import { type ApiResource, isAlreadyExists, updateStatus } from '../../../src/runtime/index.ts';
 import { eventually, kubeconfigPath, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
 import { importedCluster } from '../cluster/imported.ts';
 import { adminClient, call, inventory, waitForAgent } from '../hosts/helpers.ts';
 
-const NAMESPACE: ApiResource = {
-  group: '',
-  version: 'v1',
-  kind: 'Namespace',
-  plural: 'namespaces',
-  namespaced: false,
-};
 const MAPI_NS = 'openshift-machine-api';
 const CREATED = 'bmac.agent-install.openshift.io/spoke-bmh-machine-created';
 const IMAGE = {

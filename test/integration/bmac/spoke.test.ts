@@ -7,27 +7,14 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, BareMetalHost } from '../../../src/api/index.ts';
-import { AGENT, BARE_METAL_HOST, CONFIG_MAP, NODE } from '../../../src/operator/resources.ts';
-import {
-  type ApiResource,
-  isAlreadyExists,
-  type KubeObject,
-  updateStatus,
-} from '../../../src/runtime/index.ts';
+import { AGENT, BARE_METAL_HOST, CONFIG_MAP, NAMESPACE, NODE, POD } from '../../../src/operator/resources.ts';
+import { isAlreadyExists, type KubeObject, updateStatus } from '../../../src/runtime/index.ts';
 import { selfSignedIngressCa } from '../../../src/sim/ingress-ca.ts';
 import { eventually, kubeconfigPath, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
 import { type ImportedCluster, importedCluster, registerDay2Host } from '../cluster/imported.ts';
 import { adminClient, call, waitForAgent } from '../hosts/helpers.ts';
 
-const NAMESPACE: ApiResource = {
-  group: '',
-  version: 'v1',
-  kind: 'Namespace',
-  plural: 'namespaces',
-  namespaced: false,
-};
-const POD: ApiResource = { group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true };
 const MCS_NS = 'openshift-machine-config-operator';
 const DRAIN_STATUS = 'bmac.agent-install.openshift.io/drain-status';
 const DRAIN_STARTED = 'bmac.agent-install.openshift.io/drain-started-at';

@@ -4,8 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   DRAIN_REQUEUE_MS,
   decideDrain,
+  drainTimeoutMs,
   isValidPemBundle,
-  parseGoDuration,
   withMcsCa,
 } from '../../../../src/controllers/bmac/spoke.ts';
 import { selfSignedIngressCa } from '../../../../src/sim/ingress-ca.ts';
@@ -57,7 +57,7 @@ describe('withMcsCa', () => {
   });
 });
 
-describe('parseGoDuration', () => {
+describe('drainTimeoutMs', () => {
   it.each([
     ['90s', 90_000],
     ['1h30m', 5_400_000],
@@ -69,7 +69,7 @@ describe('parseGoDuration', () => {
     ['5 minutes', undefined],
     ['-1s', undefined],
   ])('%j → %j', (text, ms) => {
-    expect(parseGoDuration(text)).toBe(ms);
+    expect(drainTimeoutMs(text)).toBe(ms);
   });
 });
 
