@@ -179,6 +179,15 @@ export function unbindingPendingUserAction(agent: Agent | undefined): boolean {
   );
 }
 
+/** The Agent's install finished: its Installed condition is True or its stage is Done. */
+export function agentInstalled(agent: Agent): boolean {
+  return (
+    (agent.status?.conditions ?? []).some(
+      (c) => c.type === AGENT_CONDITION.installed && c.status === 'True',
+    ) || agent.status?.progress?.currentStage === 'Done'
+  );
+}
+
 /** Backend states and stages after which the host is a Node of its cluster. */
 const NODE_STATES = new Set(['installed', 'added-to-existing-cluster']);
 const NODE_STAGES = new Set(['Joined', 'Done']);
@@ -189,11 +198,8 @@ const NODE_STAGES = new Set(['Joined', 'Done']);
  */
 export function hasSpokeNode(agent: Agent): boolean {
   if (!agent.spec.clusterDeploymentName?.name) return false;
-  const installed = (agent.status?.conditions ?? []).some(
-    (c) => c.type === AGENT_CONDITION.installed && c.status === 'True',
-  );
   return (
-    installed ||
+    agentInstalled(agent) ||
     NODE_STATES.has(agent.status?.debugInfo?.state ?? '') ||
     NODE_STAGES.has(agent.status?.progress?.currentStage ?? '')
   );

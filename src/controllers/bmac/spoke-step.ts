@@ -16,11 +16,10 @@ import {
   BMH_REMOVE_AGENT_AND_NODE_ON_DELETE_ANNOTATION,
 } from '../../api/index.ts';
 import type { OperatorContext } from '../../operator/context.ts';
-import { spokeClient } from '../../operator/spoke.ts';
+import { type SpokeClientResult, spokeClient } from '../../operator/spoke.ts';
 import { clusterView } from '../../operator/views.ts';
 import { objectKey } from '../../runtime/index.ts';
-import { AGENT_CONDITION } from '../records/agent-conditions.ts';
-import { hasSpokeNode, unbindingPendingUserAction } from './mapping.ts';
+import { agentInstalled, hasSpokeNode, unbindingPendingUserAction } from './mapping.ts';
 import {
   type DrainDecision,
   decideDrain,
@@ -49,6 +48,8 @@ export const BMAC_SPOKE_EVENT_REASON = {
 } as const;
 
 type Log = OperatorContext['logger'];
+/** The pass's spoke client of the Agent's cluster (created on first use). */
+type SpokeOf = () => Promise<SpokeClientResult>;
 
 function clusterOf(ctx: OperatorContext, agent: Agent): ClusterDeployment | undefined {
   const ref = agent.spec.clusterDeploymentName;
@@ -58,14 +59,6 @@ function clusterOf(ctx: OperatorContext, agent: Agent): ClusterDeployment | unde
 
 function nodeName(agent: Agent): string {
   return agent.spec.hostname || agent.status?.inventory?.hostname || agent.metadata.name || '';
-}
-
-function agentInstalled(agent: Agent): boolean {
-  return (
-    (agent.status?.conditions ?? []).some(
-      (c) => c.type === AGENT_CONDITION.installed && c.status === 'True',
-    ) || agent.status?.progress?.currentStage === 'Done'
-  );
 }
 
 export async function bmacSpokeInputs(
@@ -90,10 +83,16 @@ export async function bmacSpokeInputs(
   }
   const cd = clusterOf(ctx, agent);
   if (!cd?.spec.installed) return {};
+  // One spoke client per pass for both steps, fetched only when a step gets that far.
+  let client: Promise<SpokeClientResult> | undefined;
+  const spoke: SpokeOf = () => {
+    client ??= spokeClient(ctx, cd);
+    return client;
+  };
   const out: BmacSpokeInputs = {};
-  const mcsCaOverrides = await mcsCaStep(ctx, bmh, agent, cd, log);
+  const mcsCaOverrides = await mcsCaStep(ctx, bmh, agent, cd, spoke, log);
   if (mcsCaOverrides !== undefined) out.mcsCaOverrides = mcsCaOverrides;
-  const created = await spokeMachineStep(ctx, bmh, agent, cd, log);
+  const created = await spokeMachineStep(ctx, bmh, agent, cd, spoke, log);
   if (created !== undefined) out.spokeBmhMachineCreated = created;
   return out;
 }
@@ -104,10 +103,11 @@ async function mcsCaStep(
   bmh: BareMetalHost,
   agent: Agent,
   cd: ClusterDeployment,
+  spokeOf: SpokeOf,
   log: Log,
 ): Promise<string | undefined> {
   if (agentInstalled(agent) || unbindingPendingUserAction(agent)) return undefined;
-  const ca = await mcsCa(ctx, cd);
+  const ca = await mcsCa(ctx, cd, spokeOf);
   if ('error' in ca) {
     const message = `cannot give the day-2 host the machine-config-server CA of cluster ${objectKey(cd)}: ${ca.error}`;
     log.warn({ bmh: objectKey(bmh), agent: objectKey(agent) }, message);
@@ -129,6 +129,7 @@ async function spokeMachineStep(
   bmh: BareMetalHost,
   agent: Agent,
   cd: ClusterDeployment,
+  spokeOf: SpokeOf,
   log: Log,
 ): Promise<string | undefined> {
   if (spokeMachineSkip({ bmh, agent, cdInstalled: cd.spec.installed === true }) !== undefined)
@@ -140,7 +141,7 @@ async function spokeMachineStep(
     log.debug({ ...keys, why: skip }, 'no spoke BareMetalHost and Machine for the day-2 host');
     return undefined;
   }
-  const spoke = await spokeClient(ctx, cd);
+  const spoke = await spokeOf();
   const outcome = spoke.ok
     ? await ensureSpokeBmhAndMachine(spoke.client, { hubBmh: bmh, agent, cdName: cd.metadata.name ?? '' })
     : ({ kind: 'error', message: spoke.message } as const);
@@ -169,6 +170,7 @@ async function spokeMachineStep(
 async function mcsCa(
   ctx: OperatorContext,
   cd: ClusterDeployment,
+  spokeOf: SpokeOf,
 ): Promise<{ ca: string } | { error: string }> {
   let cache = mcsCaCache.get(ctx);
   if (!cache) {
@@ -179,7 +181,7 @@ async function mcsCa(
   const hit = cache.get(key);
   const now = ctx.now().getTime();
   if (hit && now - hit.at < MCS_CA_TTL_MS) return { ca: hit.ca };
-  const spoke = await spokeClient(ctx, cd);
+  const spoke = await spokeOf();
   if (!spoke.ok) return { error: spoke.message };
   const found = await spokeMcsCa(spoke.client);
   if ('ca' in found) cache.set(key, { ca: found.ca, at: now });
