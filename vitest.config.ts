@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // Two projects: `unit` needs no cluster (pure logic, plus local files and loopback servers for the image
 // service and simulator); `integration` runs against a real
-// kube-apiserver + etcd started once per run by test/harness/global-setup.ts.
+// kube-apiserver + etcd started once per run by test/harness/global-setup.ts. The multi-tenancy suite
+// (test/security/, tenants minted with RBAC in their own namespace) runs in `integration` too.
 export default defineConfig({
   test: {
     projects: [
@@ -16,7 +17,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/security/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/harness/global-setup.ts'],
           testTimeout: 60_000,
