@@ -33,6 +33,9 @@ export function hostToWire(host: Host): WireObject {
     const value = host[field];
     if (value !== undefined && value !== null) out[field] = JSON.stringify(value);
   }
+  // The model declares a comma-separated string; an array fails the Go clients' whole decode.
+  if (host.disks_to_be_formatted !== undefined)
+    out.disks_to_be_formatted = host.disks_to_be_formatted.join(',');
   return out;
 }
 
