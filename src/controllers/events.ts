@@ -18,6 +18,7 @@ import type {
   EventList,
   EventSeverity,
 } from '../server/api/backend.ts';
+import { capForLog } from '../server/api/limits.ts';
 import type { AuthFailureEvent, EventSink } from '../server/auth/types.ts';
 
 const PREFIX = 'events.agent-install.openshift.io';
@@ -220,7 +221,18 @@ export class OperatorEvents implements EventSink {
       this.ctx.logger.warn({ err: String(err) }, 'could not resolve the object of an event');
     }
     if (!target) {
-      this.ctx.logger.info({ event }, 'event about an unknown record (not stored)');
+      // Posted by hosts: every string is cut so one large event cannot flood the log.
+      this.ctx.logger.info(
+        {
+          name: capForLog(event.name ?? ''),
+          severity: event.severity,
+          message: capForLog(event.message),
+          cluster_id: capForLog(event.cluster_id ?? ''),
+          host_id: capForLog(event.host_id ?? ''),
+          infra_env_id: capForLog(event.infra_env_id ?? ''),
+        },
+        'event about an unknown record (not stored)',
+      );
       return;
     }
     const objectId = `${target.kind}/${target.metadata.namespace}/${target.metadata.name}`;

@@ -32,6 +32,7 @@ import {
   type HostApiBackend,
   ok,
 } from '../../server/api/backend.ts';
+import { capForLog } from '../../server/api/limits.ts';
 import type { LocalAuth } from '../../server/auth/index.ts';
 import { currentSpecSyncError, projectAgentStatus } from '../agent/project.ts';
 import { referencedFacts } from '../agent/references.ts';
@@ -56,6 +57,7 @@ export type HostBackend = Pick<
   | 'registerHost'
   | 'getNextSteps'
   | 'postStepReply'
+  | 'stepReplyRefused'
   | 'updateHostInstallProgress'
   | 'updateHostLogsProgress'
   | 'downloadHostIgnition'
@@ -212,7 +214,7 @@ export function hostBackend(ctx: OperatorContext, deps: HostBackendDeps): HostBa
       };
       if (decoded.media_disconnected) put({ mediaDisconnected: true });
       if (!decoded.ok) {
-        log.info({ host: id, step: decoded.step_type, error: decoded.error }, 'step failed');
+        log.info({ host: id, step: decoded.step_type, error: capForLog(decoded.error) }, 'step failed');
         return done();
       }
       const facts = ctx.facts.get(id) ?? {};
@@ -296,6 +298,23 @@ export function hostBackend(ctx: OperatorContext, deps: HostBackendDeps): HostBa
           break;
       }
       return done();
+    },
+
+    async stepReplyRefused(_call, input) {
+      const found = await findHost(ctx, input.infraEnvId, input.hostId);
+      if (!found.ok) return;
+      const id = found.agent.metadata.name ?? '';
+      log.warn({ host: id, reason: capForLog(input.reason) }, 'step reply refused');
+      // A Warning Event on the Agent (and in its events URL): why its record does not change.
+      events.record({
+        name: 'host_step_reply_refused',
+        severity: 'warning',
+        category: 'user',
+        message: `Host ${id}: ${input.reason}`,
+        event_time: ctx.now().toISOString(),
+        host_id: id,
+        infra_env_id: input.infraEnvId,
+      });
     },
 
     async updateHostInstallProgress(_call, input) {

@@ -10,6 +10,8 @@ import type { AccessTarget, Authenticator, AuthRequest, AuthResult, UrlKind } fr
 import type { CallContext, FileDownload, HostApiBackend, Outcome } from './backend.ts';
 import { type ApiError, apiError, middlewareErrorBody } from './errors.ts';
 import {
+  BodyTimeoutError,
+  checkDeclaredLength,
   discardRest,
   PayloadTooLargeError,
   readBody,
@@ -19,23 +21,51 @@ import {
   sendJson,
   sendMiddlewareError,
 } from './http-io.ts';
+import {
+  type BodyKind,
+  type BodyLimits,
+  Budget,
+  bodyLimitOf,
+  type ConcurrencyLimits,
+  capForLog,
+  DEFAULT_BODY_LIMITS,
+  DEFAULT_CONCURRENCY,
+} from './limits.ts';
 import { MultipartError } from './multipart.ts';
 import { checkPathIds, QueryReader } from './query.ts';
 import type { RouteParams, Router } from './router.ts';
 import { type Parsed, parseJsonBody } from './schemas.ts';
 import { API_BASE_PATH } from './wire.ts';
 
-export interface ApiLimits {
-  /** JSON request bodies; step replies carry whole inventories (default 10 MiB). */
-  jsonBodyBytes: number;
-  /** A whole multipart log upload: swagger's 250 MiB file limit plus framing (default 251 MiB). */
-  logsUploadBytes: number;
+/** Body limits, concurrency limits and body timeouts (docs/operations.md). */
+export interface ApiLimits extends BodyLimits, ConcurrencyLimits {
+  /** A JSON body must arrive whole within this time (408 and the connection closed otherwise). */
+  bodyTimeoutMs: number;
+  /** A log upload may not pause longer than this between two chunks. */
+  uploadIdleTimeoutMs: number;
 }
 
 export const DEFAULT_LIMITS: ApiLimits = {
-  jsonBodyBytes: 10 * 1024 * 1024,
-  logsUploadBytes: 262_144_000 + 1024 * 1024,
+  ...DEFAULT_BODY_LIMITS,
+  ...DEFAULT_CONCURRENCY,
+  bodyTimeoutMs: 60_000,
+  uploadIdleTimeoutMs: 60_000,
 };
+
+/** The shared budgets of one server (see limits.ts). */
+export interface ApiBudgets {
+  readonly largeBodies: Budget;
+  readonly uploads: Budget;
+  readonly downloads: Budget;
+}
+
+export function budgetsFor(limits: ApiLimits): ApiBudgets {
+  return {
+    largeBodies: new Budget(limits.largeBodyBytes),
+    uploads: new Budget(limits.logUploads),
+    downloads: new Budget(limits.downloads),
+  };
+}
 
 export type ApiReply =
   | {
@@ -62,6 +92,7 @@ export interface ApiDeps {
   readonly auth: Authenticator;
   readonly logger: Logger;
   readonly limits: ApiLimits;
+  readonly budgets: ApiBudgets;
 }
 
 export interface HandlerContext<Q> {
@@ -74,6 +105,8 @@ export interface HandlerContext<Q> {
   body<S extends z.ZodType>(schema: S, model: string): Promise<Parsed<z.output<S>>>;
   /** Checks records named in the body against the credential (e.g. the ids of a posted event). */
   authorize(target: AccessTarget): Promise<AuthResult>;
+  /** Keeps a budget share until the reply has been sent. */
+  hold(release: () => void): void;
 }
 
 export interface ApiRoute<Q = undefined> {
@@ -82,6 +115,8 @@ export interface ApiRoute<Q = undefined> {
   readonly path: string;
   /** Accepted credentials: agent token (X-Secret-Key) and/or download tokens of these kinds. */
   readonly auth: { readonly agent?: boolean; readonly url?: readonly UrlKind[] };
+  /** Which body limit applies (default: the JSON ceiling). */
+  readonly bodyKind?: BodyKind;
   /** Parses query parameters; problems go to the reader's error list (→ 400). */
   readonly query?: (reader: QueryReader) => Q;
   /** The records the request names (default: the path's infra_env_id, cluster_id, host_id). */
@@ -107,14 +142,22 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-export async function writeReply(res: ServerResponse, reply: ApiReply): Promise<void> {
+export async function writeReply(res: ServerResponse, reply: ApiReply, budgets?: ApiBudgets): Promise<void> {
   switch (reply.kind) {
     case 'json':
       return sendJson(res, reply.status, reply.body, reply.headers);
     case 'empty':
       return sendEmpty(res, reply.status);
-    case 'file':
-      return sendFile(res, reply.file);
+    case 'file': {
+      // Streams wait for a download slot; bytes already in memory are sent at once.
+      const streamed = !(typeof reply.file.content === 'string' || Buffer.isBuffer(reply.file.content));
+      const release = streamed && budgets ? await budgets.downloads.acquire(1) : undefined;
+      try {
+        return await sendFile(res, reply.file);
+      } finally {
+        release?.();
+      }
+    }
     case 'error': {
       const { status } = reply.error;
       // A backend answering a non-error status as an error is a bug, not a client problem.
@@ -135,6 +178,13 @@ export function answerFailure(res: ServerResponse, err: unknown, logger: Logger,
     sendError(res, apiError(413, err.message));
     return;
   }
+  if (err instanceof BodyTimeoutError) {
+    // The client is too slow to be worth waiting for: answer and close the connection.
+    res.setHeader('connection', 'close');
+    res.once('finish', () => res.socket?.destroy());
+    sendError(res, apiError(408, err.message));
+    return;
+  }
   if (err instanceof MultipartError) {
     sendError(res, apiError(400, err.message));
     return;
@@ -143,9 +193,29 @@ export function answerFailure(res: ServerResponse, err: unknown, logger: Logger,
   sendError(res, apiError(500, 'internal error'));
 }
 
+/**
+ * A JSON body as text, under its kind's limit and the body timeout. A large body (declared, or
+ * of unknown length) first waits for room in the shared byte budget, held until the reply is sent.
+ */
+async function readJsonText(
+  req: IncomingMessage,
+  deps: ApiDeps,
+  kind: BodyKind | undefined,
+  hold: (release: () => void) => void,
+): Promise<string> {
+  const limit = bodyLimitOf(deps.limits, kind);
+  checkDeclaredLength(req, limit);
+  const declared = Number(req.headers['content-length']);
+  const expected = Number.isFinite(declared) ? declared : limit;
+  if (expected > deps.limits.largeBodyThreshold) hold(await deps.budgets.largeBodies.acquire(expected));
+  const body = await readBody(req, limit, { totalMs: deps.limits.bodyTimeoutMs });
+  return body.toString('utf8');
+}
+
 export function mountApiRoute(router: Router, route: ApiRoute<unknown>, deps: ApiDeps): void {
   const what = `${route.method} ${route.path}`;
   router.add(route.method, API_BASE_PATH + route.path, async (req, res, params, url) => {
+    const releases: (() => void)[] = [];
     try {
       const problems = checkPathIds(params);
       const reader = new QueryReader(url.searchParams);
@@ -180,19 +250,25 @@ export function mountApiRoute(router: Router, route: ApiRoute<unknown>, deps: Ap
         call,
         deps,
         body: async (schema, model) =>
-          parseJsonBody((await readBody(req, deps.limits.jsonBodyBytes)).toString('utf8'), schema, model),
+          parseJsonBody(
+            await readJsonText(req, deps, route.bodyKind, (release) => releases.push(release)),
+            schema,
+            model,
+          ),
         authorize: (target) => deps.auth.authorize(principal, target, { ...authRequest, target }),
+        hold: (release) => releases.push(release),
       });
       if (reply.kind === 'error' && reply.error.status >= 500) {
         deps.logger.warn(
-          { route: what, status: reply.error.status, reason: reply.error.reason },
+          { route: what, status: reply.error.status, reason: capForLog(reply.error.reason) },
           'backend error',
         );
       }
-      await writeReply(res, reply);
+      await writeReply(res, reply, deps.budgets);
     } catch (err) {
       answerFailure(res, err, deps.logger, what);
     } finally {
+      for (const release of releases) release();
       // Refused or answered early: let the client finish sending so it reads the answer.
       discardRest(req);
     }

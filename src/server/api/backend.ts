@@ -261,6 +261,11 @@ export interface HostApiBackend {
   getNextSteps(ctx: CallContext, input: NextStepsInput): Promise<Outcome<Steps>>;
   /** POST …/hosts/{host_id}/instructions → 204. */
   postStepReply(ctx: CallContext, input: StepReplyInput): Promise<Outcome<void>>;
+  /**
+   * A step reply of this host was refused (413: over its size limit) before it reached
+   * postStepReply: tell whoever watches the host why its record is not updated.
+   */
+  stepReplyRefused?(ctx: CallContext, input: HostRef & { readonly reason: string }): Promise<void>;
   /** PUT …/hosts/{host_id}/logs-progress → 204. */
   updateHostLogsProgress(ctx: CallContext, input: HostLogsProgressInput): Promise<Outcome<void>>;
   /** PUT …/hosts/{host_id}/progress → 200; 400 unbound host, 409 refused stage (core.md / §6.3). */

@@ -16,6 +16,26 @@ export class PayloadTooLargeError extends Error {
   }
 }
 
+/** The body did not arrive in time (a slow or stalled client); answered 408, connection closed. */
+export class BodyTimeoutError extends Error {
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number, idle: boolean) {
+    super(
+      idle
+        ? `request body stalled: no data for ${timeoutMs} ms`
+        : `request body was not received within ${timeoutMs} ms`,
+    );
+    this.name = 'BodyTimeoutError';
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** How long a body may take: in total (JSON bodies) and/or between two chunks (uploads). */
+export interface BodyTimeouts {
+  totalMs?: number;
+  idleMs?: number;
+}
+
 /** Fails early on a declared Content-Length over the limit (the body is then never read). */
 export function checkDeclaredLength(req: IncomingMessage, limit: number): void {
   const declared = Number(req.headers['content-length']);
@@ -24,27 +44,80 @@ export function checkDeclaredLength(req: IncomingMessage, limit: number): void {
 
 /** How much more of a refused body is read and thrown away before the connection is cut. */
 export const DISCARD_LIMIT_BYTES = 8 * 1024 * 1024;
+/** How long the rest of a refused body may take to arrive before the connection is cut. */
+export const DISCARD_TIMEOUT_MS = 30_000;
+
+function deadlineOf(timeouts: BodyTimeouts, started: number, lastChunk: number): [number, number, boolean] {
+  const total = timeouts.totalMs === undefined ? Infinity : started + timeouts.totalMs;
+  const idle = timeouts.idleMs === undefined ? Infinity : lastChunk + timeouts.idleMs;
+  return idle < total ? [idle, timeouts.idleMs!, true] : [total, timeouts.totalMs ?? 0, false];
+}
 
 /**
  * Reads the request's chunks without destroying it when the reader stops early: the socket must
- * stay open so the client can finish sending and read our 413 (a reset would lose it).
+ * stay open so the client can finish sending and read our 413 (a reset would lose it). A body
+ * slower than `timeouts` fails with BodyTimeoutError.
  */
-async function* chunksOf(req: IncomingMessage): AsyncGenerator<Buffer> {
-  for await (const chunk of req.iterator({ destroyOnReturn: false })) yield chunk as Buffer;
+async function* chunksOf(req: IncomingMessage, timeouts: BodyTimeouts = {}): AsyncGenerator<Buffer> {
+  const source = req.iterator({ destroyOnReturn: false });
+  try {
+    yield* timedChunks(source, timeouts, Date.now());
+  } finally {
+    // Detaches from the request (not awaited: after a timeout a read is still pending).
+    source.return?.(undefined).catch(() => {});
+  }
+}
+
+async function* timedChunks(
+  source: AsyncIterator<unknown>,
+  timeouts: BodyTimeouts,
+  started: number,
+): AsyncGenerator<Buffer> {
+  let lastChunk = started;
+  for (;;) {
+    const [at, ms, idle] = deadlineOf(timeouts, started, lastChunk);
+    const pending = source.next();
+    let next: IteratorResult<unknown>;
+    if (at === Infinity) next = await pending;
+    else {
+      // The pending read settles when the socket is closed after our answer: keep it handled.
+      pending.catch(() => {});
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new BodyTimeoutError(ms, idle)), Math.max(0, at - Date.now()));
+      });
+      try {
+        next = await Promise.race([pending, expired]);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    if (next.done) return;
+    lastChunk = Date.now();
+    yield next.value as Buffer;
+  }
 }
 
 /** Reads the whole body, failing as soon as it passes `limit` bytes (chunked bodies included). */
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export async function readBody(
+  req: IncomingMessage,
+  limit: number,
+  timeouts: BodyTimeouts = {},
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of limitedChunks(req, limit)) chunks.push(chunk);
+  for await (const chunk of limitedChunks(req, limit, timeouts)) chunks.push(chunk);
   return Buffer.concat(chunks);
 }
 
 /** Yields the request's chunks, failing once more than `limit` bytes arrived. */
-export async function* limitedChunks(req: IncomingMessage, limit: number): AsyncGenerator<Buffer> {
+export async function* limitedChunks(
+  req: IncomingMessage,
+  limit: number,
+  timeouts: BodyTimeouts = {},
+): AsyncGenerator<Buffer> {
   checkDeclaredLength(req, limit);
   let total = 0;
-  for await (const chunk of chunksOf(req)) {
+  for await (const chunk of chunksOf(req, timeouts)) {
     total += chunk.length;
     if (total > limit) throw new PayloadTooLargeError(limit);
     yield chunk;
@@ -55,9 +128,17 @@ export async function* limitedChunks(req: IncomingMessage, limit: number): Async
  * Throws away what is left of a request body that will not be read (refused, or answered before
  * the end), keeping the connection usable; cuts it after `limit` more bytes.
  */
-export function discardRest(req: IncomingMessage, limit = DISCARD_LIMIT_BYTES): void {
+export function discardRest(
+  req: IncomingMessage,
+  limit = DISCARD_LIMIT_BYTES,
+  timeoutMs = DISCARD_TIMEOUT_MS,
+): void {
   if (req.complete || req.destroyed) return;
   let discarded = 0;
+  const timer = setTimeout(() => req.socket.destroy(), timeoutMs);
+  timer.unref();
+  req.once('end', () => clearTimeout(timer));
+  req.once('close', () => clearTimeout(timer));
   req.on('data', (chunk: Buffer) => {
     discarded += chunk.length;
     if (discarded > limit) req.socket.destroy();

@@ -3,8 +3,17 @@
 // host's pointer ignition.
 
 import { parseStepReply } from '../../core/steps/index.ts';
-import { type ApiRoute, defineRoute, errorReply, fromOutcome, type HandlerContext } from './api-route.ts';
+import {
+  type ApiLimits,
+  type ApiRoute,
+  defineRoute,
+  errorReply,
+  fromOutcome,
+  type HandlerContext,
+} from './api-route.ts';
 import type { HostRef } from './backend.ts';
+import { PayloadTooLargeError } from './http-io.ts';
+import { jsonTooDeep, MAX_JSON_DEPTH } from './limits.ts';
 import {
   hostCreateParamsSchema,
   hostProgressSchema,
@@ -14,6 +23,18 @@ import {
 import { hostToWire, nextStepRunnerCommand } from './wire.ts';
 
 const AGENT = { agent: true } as const;
+
+/** Why a step's output is too large to keep (an inventory the Agent could not store), if it is. */
+function outputOverLimit(
+  reply: { step_type: string; output?: string },
+  limits: ApiLimits,
+): string | undefined {
+  const size = reply.output === undefined ? 0 : Buffer.byteLength(reply.output);
+  if (reply.step_type === 'inventory' && size > limits.inventoryBytes) {
+    return `inventory of ${size} bytes is larger than the limit of ${limits.inventoryBytes} bytes; the host's inventory is not updated`;
+  }
+  return undefined;
+}
 const HOST_PATH = '/v2/infra-envs/{infra_env_id}/hosts/{host_id}';
 
 function hostRef(ctx: HandlerContext<unknown>): HostRef {
@@ -23,6 +44,7 @@ function hostRef(ctx: HandlerContext<unknown>): HostRef {
 const registerHost = defineRoute({
   method: 'POST',
   path: '/v2/infra-envs/{infra_env_id}/hosts',
+  bodyKind: 'small',
   auth: AGENT,
   async handle(ctx) {
     const body = await ctx.body(hostCreateParamsSchema, 'host-create-params');
@@ -70,9 +92,20 @@ const getNextSteps = defineRoute<{ timestamp?: number }>({
 const postStepReply = defineRoute({
   method: 'POST',
   path: `${HOST_PATH}/instructions`,
+  bodyKind: 'stepReply',
   auth: AGENT,
   async handle(ctx) {
-    const body = await ctx.body(stepReplySchema, 'step-reply');
+    const refused = (reason: string) =>
+      ctx.deps.backend.stepReplyRefused?.(ctx.call, { ...hostRef(ctx), reason }).catch((err: unknown) => {
+        ctx.deps.logger.warn({ err }, 'could not record a refused step reply');
+      });
+    let body: Awaited<ReturnType<typeof ctx.body<typeof stepReplySchema>>>;
+    try {
+      body = await ctx.body(stepReplySchema, 'step-reply');
+    } catch (err) {
+      if (err instanceof PayloadTooLargeError) await refused(`step reply refused: ${err.message}`);
+      throw err;
+    }
     if (!body.ok) return errorReply(400, body.message);
     const reply = {
       step_type: body.value.step_type,
@@ -81,6 +114,14 @@ const postStepReply = defineRoute({
       ...(body.value.output !== undefined ? { output: body.value.output } : {}),
       ...(body.value.error !== undefined ? { error: body.value.error } : {}),
     };
+    const oversized = outputOverLimit(reply, ctx.deps.limits);
+    if (oversized) {
+      await refused(`${reply.step_type} reply refused: ${oversized}`);
+      return errorReply(413, oversized);
+    }
+    if (reply.output !== undefined && jsonTooDeep(reply.output)) {
+      return errorReply(400, `${reply.step_type} output nests deeper than ${MAX_JSON_DEPTH} levels`);
+    }
     const decoded = parseStepReply(reply);
     // Upstream: a successful step whose output does not decode is a bad request; a failed step is
     // recorded as a failure and answered 204.
@@ -93,6 +134,7 @@ const postStepReply = defineRoute({
 const updateHostLogsProgress = defineRoute({
   method: 'PUT',
   path: `${HOST_PATH}/logs-progress`,
+  bodyKind: 'small',
   auth: AGENT,
   async handle(ctx) {
     const body = await ctx.body(logsProgressParamsSchema, 'logs-progress-params');
@@ -108,6 +150,7 @@ const updateHostLogsProgress = defineRoute({
 const updateHostInstallProgress = defineRoute({
   method: 'PUT',
   path: `${HOST_PATH}/progress`,
+  bodyKind: 'small',
   auth: AGENT,
   async handle(ctx) {
     const body = await ctx.body(hostProgressSchema, 'host-progress');

@@ -98,6 +98,7 @@ const downloadClusterCredentials = defineRoute<{ fileName: CredentialFileName }>
 const updateClusterLogsProgress = defineRoute({
   method: 'PUT',
   path: `${CLUSTER_PATH}/logs-progress`,
+  bodyKind: 'small',
   auth: AGENT,
   async handle(ctx) {
     const body = await ctx.body(logsProgressParamsSchema, 'logs-progress-params');
@@ -113,6 +114,7 @@ const updateClusterLogsProgress = defineRoute({
 const updateClusterFinalizingProgress = defineRoute({
   method: 'PUT',
   path: `${CLUSTER_PATH}/progress`,
+  bodyKind: 'small',
   auth: AGENT,
   async handle(ctx) {
     const body = await ctx.body(finalizingProgressSchema, 'cluster-finalizing-progress');
@@ -149,6 +151,7 @@ const listMonitoredOperators = defineRoute<{ operatorName?: string }>({
 const reportMonitoredOperatorStatus = defineRoute({
   method: 'PUT',
   path: `${CLUSTER_PATH}/monitored-operators`,
+  bodyKind: 'small',
   auth: AGENT,
   async handle(ctx) {
     const body = await ctx.body(operatorMonitorReportSchema, 'operator-monitor-report');

@@ -15,6 +15,7 @@ import { eventSchema } from './schemas.ts';
 const triggerEvent = defineRoute({
   method: 'POST',
   path: '/v2/events',
+  bodyKind: 'event',
   auth: { agent: true },
   async handle(ctx) {
     const body = await ctx.body(eventSchema, 'event');

@@ -3,7 +3,7 @@
 
 import { type ApiRoute, defineRoute, errorReply, fromOutcome } from './api-route.ts';
 import { LOGS_TYPES, type LogsType } from './backend.ts';
-import { limitedChunks, PayloadTooLargeError } from './http-io.ts';
+import { BodyTimeoutError, limitedChunks, PayloadTooLargeError } from './http-io.ts';
 import { findFilePart, MultipartError, multipartBoundary } from './multipart.ts';
 
 const LOGS_PATH = '/v2/clusters/{cluster_id}/logs';
@@ -39,7 +39,11 @@ const uploadLogs = defineRoute<UploadQuery>({
   async handle(ctx) {
     const boundary = multipartBoundary(ctx.req.headers['content-type']);
     if (!boundary) return errorReply(400, 'request body must be multipart/form-data with a boundary');
-    const source = limitedChunks(ctx.req, ctx.deps.limits.logsUploadBytes);
+    // Uploads stream to disk: bounded in number, not in memory. Held until the reply is sent.
+    ctx.hold(await ctx.deps.budgets.uploads.acquire(1));
+    const source = limitedChunks(ctx.req, ctx.deps.limits.logsUploadBytes, {
+      idleMs: ctx.deps.limits.uploadIdleTimeoutMs,
+    });
     const file = await findFilePart(source, boundary, 'upfile');
     if (!file) return errorReply(400, 'upfile in formData is required');
     // Remember why the stream broke, so an over-long upload is answered 413 whatever the backend
@@ -49,7 +53,11 @@ const uploadLogs = defineRoute<UploadQuery>({
       streamError = err;
     });
     const rethrowStreamError = () => {
-      if (streamError instanceof PayloadTooLargeError || streamError instanceof MultipartError)
+      if (
+        streamError instanceof PayloadTooLargeError ||
+        streamError instanceof MultipartError ||
+        streamError instanceof BodyTimeoutError
+      )
         throw streamError;
     };
     let outcome: Awaited<ReturnType<typeof ctx.deps.backend.uploadLogs>>;

@@ -7,6 +7,7 @@ import { HOST_STAGES } from '../../core/model.ts';
 import { FINALIZING_STAGES } from '../../core/statemachine/index.ts';
 import { STEP_TYPES } from '../../core/steps/index.ts';
 import { EVENT_CATEGORIES, EVENT_SEVERITIES } from './backend.ts';
+import { jsonTooDeep, MAX_JSON_DEPTH } from './limits.ts';
 
 /** Optional in Go terms: absent or null both mean "not set". */
 function optional<T extends z.ZodType>(schema: T) {
@@ -95,6 +96,8 @@ export function parseJsonBody<S extends z.ZodType>(
   model: string,
 ): Parsed<z.output<S>> {
   if (text.trim() === '') return { ok: false, message: `${model} body is required` };
+  if (jsonTooDeep(text))
+    return { ok: false, message: `${model} body nests deeper than ${MAX_JSON_DEPTH} levels` };
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -6,10 +6,18 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/types.ts';
-import { type ApiDeps, type ApiLimits, answerFailure, DEFAULT_LIMITS, mountApiRoute } from './api-route.ts';
+import {
+  type ApiDeps,
+  type ApiLimits,
+  answerFailure,
+  budgetsFor,
+  DEFAULT_LIMITS,
+  mountApiRoute,
+} from './api-route.ts';
 import type { HostApiBackend } from './backend.ts';
 import { apiError } from './errors.ts';
 import { sendError, sendJson, sendMiddlewareError } from './http-io.ts';
+import { capForLog } from './limits.ts';
 import { type RawHandler, Router } from './router.ts';
 import { HOST_ROUTES } from './routes-agent.ts';
 import { CLUSTER_ROUTES } from './routes-cluster.ts';
@@ -32,6 +40,8 @@ export interface ApiServerOptions {
     /** Idle keep-alive (default 65 s, longer than typical load balancers' idle timeouts). */
     keepAliveTimeoutMs?: number;
   };
+  /** Open connections at most; further ones are closed on accept (default 10,000). */
+  maxConnections?: number;
 }
 
 export interface ApiServer {
@@ -46,6 +56,9 @@ export interface ApiServer {
   readonly address: AddressInfo | undefined;
 }
 
+/** Above the largest published fleet (3,500 hosts polling one hub) with head-room. */
+export const DEFAULT_MAX_CONNECTIONS = 10_000;
+
 export const ALL_API_ROUTES = [
   ...HOST_ROUTES,
   ...CLUSTER_ROUTES,
@@ -56,11 +69,13 @@ export const ALL_API_ROUTES = [
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const logger = options.logger;
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const deps: ApiDeps = {
     backend: options.backend,
     auth: options.auth,
     logger,
-    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    limits,
+    budgets: budgetsFor(limits),
   };
   const router = new Router();
   for (const route of ALL_API_ROUTES) mountApiRoute(router, route, deps);
@@ -95,7 +110,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       logger.debug(
         {
           method,
-          path: url.pathname,
+          path: capForLog(url.pathname),
           status: res.statusCode,
           ms: Number(process.hrtime.bigint() - started) / 1e6,
         },
@@ -132,6 +147,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       created.requestTimeout = options.timeouts?.requestTimeoutMs ?? 10 * 60_000;
       created.headersTimeout = options.timeouts?.headersTimeoutMs ?? 60_000;
       created.keepAliveTimeout = options.timeouts?.keepAliveTimeoutMs ?? 65_000;
+      created.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
       await new Promise<void>((resolve, reject) => {
         created.once('error', reject);
         created.listen(port, host, () => {

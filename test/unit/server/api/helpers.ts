@@ -161,6 +161,7 @@ export function createTestBackend(overrides: Partial<HostApiBackend> = {}): {
         instructions: [{ step_type: 'inventory', step_id: 'inventory-3f2a9c1d', args: [HOST_A1] }],
       }),
     postStepReply: async () => done(),
+    stepReplyRefused: async () => {},
     updateHostLogsProgress: async () => done(),
     updateHostInstallProgress: async () => done(),
     downloadHostIgnition: async (_ctx, input) =>
@@ -243,7 +244,12 @@ export interface TestServer {
 const silent = pino({ level: 'silent' });
 
 export async function startTestServer(
-  options: { overrides?: Partial<HostApiBackend>; limits?: Partial<ApiLimits>; now?: () => Date } = {},
+  options: {
+    overrides?: Partial<HostApiBackend>;
+    limits?: Partial<ApiLimits>;
+    now?: () => Date;
+    maxConnections?: number;
+  } = {},
 ): Promise<TestServer> {
   const resolver = new TestResolver();
   const authFailures: AuthFailureEvent[] = [];
@@ -259,6 +265,7 @@ export async function startTestServer(
     auth,
     logger: silent,
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}),
     probes: { ready: () => true },
   });
   const address = await server.listen(0, '127.0.0.1');
