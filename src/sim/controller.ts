@@ -179,8 +179,9 @@ export class ControllerTask extends ActionTask {
       path: `/v2/clusters/${this.clusterId}/monitored-operators`,
       expect: 200,
       retry: 'installer',
+      decode: 'monitored-operators-list',
     });
-    this.operators = (JSON.parse(res.body.toString('utf8')) as MonitoredOperator[] | null) ?? [];
+    this.operators = (res.json as MonitoredOperator[] | null) ?? [];
     for (const op of this.operators) {
       await this.ctx.client.call({
         op: 'v2ReportMonitoredOperatorStatus',
@@ -248,6 +249,8 @@ export class ControllerTask extends ActionTask {
         json: { is_success: true, data: {} },
         expect: 202,
         retry: 'installer',
+        // Unused, but the Go client decodes it: a bad cluster body fails the call.
+        decode: 'cluster',
       });
     } catch (err) {
       this.error('v2CompleteInstallation', err);

@@ -6,7 +6,7 @@
 import type { HostStage } from '../core/model.ts';
 import { type BootOptions, boot, type DiscoveryConfig, serviceTrust } from './boot.ts';
 import { SimHost } from './host.ts';
-import { createDispatcher, Limiter } from './http.ts';
+import { createDispatcher, Limiter, type WireExchange } from './http.ts';
 import type { InstallPace } from './install-task.ts';
 import { SimNetwork } from './network.ts';
 import { hashString, seededRandom } from './prng.ts';
@@ -48,6 +48,8 @@ export interface FleetOptions {
   /** Seed of the jitter and retry randomness. */
   seed?: number;
   onEvent?: (ev: SimEvent) => void;
+  /** Every request and answer on the wire, from every host (recording, contract checks). */
+  onExchange?: (exchange: WireExchange) => void;
   signal?: AbortSignal;
 }
 
@@ -121,6 +123,7 @@ export class Fleet {
         rebootMs: opts.rebootMs,
         stats: this.stats,
         onEvent: (ev) => this.onEvent(opts, ev),
+        ...(opts.onExchange ? { onExchange: opts.onExchange } : {}),
       });
     });
   }

@@ -6,7 +6,7 @@
 import type { Dispatcher } from 'undici';
 import { type DiscoveryConfig, serviceTrust } from './boot.ts';
 import { ControllerTask } from './controller.ts';
-import { AgentApiClient, ApiError, createDispatcher, type Limiter } from './http.ts';
+import { AgentApiClient, ApiError, createDispatcher, type Limiter, type WireExchange } from './http.ts';
 import { type InstallContext, type InstallPace, uploadLogs } from './install-task.ts';
 import { InstallerTask } from './installer.ts';
 import { SimNetwork } from './network.ts';
@@ -62,6 +62,8 @@ export interface SimHostOptions {
   /** Simulated ms a reboot takes. Default 60 000. */
   rebootMs?: number;
   onEvent?: (ev: SimEvent) => void;
+  /** Every request and answer on the wire (recording, contract checks). */
+  onExchange?: (exchange: WireExchange) => void;
   stats?: SimStats;
 }
 
@@ -122,6 +124,7 @@ export class SimHost implements SimTask {
       speed: this.speed,
       random: opts.random ?? seededRandom(opts.machine.index + 1),
       onResult: (_op, outcome) => countResult(this.stats, outcome),
+      ...(opts.onExchange ? { onExchange: opts.onExchange } : {}),
     });
   }
 
@@ -201,8 +204,9 @@ export class SimHost implements SimTask {
         agentVersion: this.config.agentVersion,
         expect: 201,
         retry: 'agent',
+        decode: 'host_registration_response',
       });
-      body = JSON.parse(res.body.toString('utf8'));
+      body = res.json as typeof body;
     } catch (err) {
       if (this.opts.signal?.aborted) return undefined;
       this.emitError('v2RegisterHost', err);
@@ -274,8 +278,9 @@ export class SimHost implements SimTask {
         agentVersion: runner.agentVersion,
         expect: 200,
         retry: 'agent',
+        decode: 'steps',
       });
-      steps = JSON.parse(res.body.toString('utf8'));
+      steps = res.json as typeof steps;
     } catch (err) {
       if (this.opts.signal?.aborted) return undefined;
       this.emitError('v2GetNextSteps', err);

@@ -5,6 +5,7 @@
 // that must decode in the declared shape, and the two transport retry policies.
 
 import { Agent, type Dispatcher, request } from 'undici';
+import { goDecodeProblems } from './go-decode.ts';
 
 export const API_PREFIX = '/api/assisted-install';
 
@@ -77,10 +78,29 @@ export interface ApiCall {
   agentVersion?: string;
   /** File endpoints must answer application/octet-stream (§0.4). */
   octetStream?: boolean;
+  /** Wire model (wire-models.ts) the success body is decoded into, strictly as the Go client does. */
+  decode?: string;
 }
 
 export interface ApiResponse {
   status: number;
+  body: Buffer;
+  /** The decoded body when the call names a model. */
+  json?: unknown;
+}
+
+/** One request and its answer as they crossed the wire (for recording and contract checks). */
+export interface WireExchange {
+  op: string;
+  method: ApiCall['method'];
+  /** Path below the API prefix, without the query. */
+  path: string;
+  query: string;
+  /** The JSON request body, when one was sent. */
+  requestJson?: unknown;
+  requestContentType?: string;
+  status: number;
+  contentType: string;
   body: Buffer;
 }
 
@@ -162,11 +182,36 @@ export interface ClientContext {
   userAgent?: string;
   /** Every HTTP exchange's outcome (a status, or "network"). */
   onResult?: (op: string, outcome: number | 'network') => void;
+  /** Every request that got an answer, with both bodies. */
+  onExchange?: (exchange: WireExchange) => void;
 }
 
 function errorCode(err: unknown): string | undefined {
   const e = err as { code?: string; cause?: { code?: string } };
   return e?.cause?.code ?? e?.code;
+}
+
+function queryString(query: ApiCall['query']): string {
+  return Object.entries(query ?? {})
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
+    .join('&');
+}
+
+/** The body as the Go client's model decode sees it: any wrong JSON type is an error, never coerced. */
+function decodeStrictly(call: ApiCall, status: number, body: Buffer): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch (err) {
+    throw new ApiError(call.op, status, `cannot decode the ${call.decode} body: ${(err as Error).message}`);
+  }
+  const problems = goDecodeProblems(value, call.decode!);
+  if (problems.length > 0) {
+    const shown = problems.slice(0, 5).join('; ');
+    throw new ApiError(call.op, status, `cannot decode the ${call.decode} body: ${shown}`);
+  }
+  return value;
 }
 
 export class AgentApiClient {
@@ -179,10 +224,7 @@ export class AgentApiClient {
   }
 
   url(path: string, query?: ApiCall['query']): string {
-    const qs = Object.entries(query ?? {})
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
-      .join('&');
+    const qs = queryString(query);
     return `${this.base}${path}${qs ? `?${qs}` : ''}`;
   }
 
@@ -203,7 +245,8 @@ export class AgentApiClient {
               `download answered Content-Type ${res.contentType || '(none)'}`,
             );
           }
-          return { status: res.status, body: res.body };
+          if (call.decode === undefined) return { status: res.status, body: res.body };
+          return { status: res.status, body: res.body, json: decodeStrictly(call, res.status, res.body) };
         }
         status = res.status;
         const text = res.body.toString('utf8');
@@ -256,7 +299,19 @@ export class AgentApiClient {
       const buf = Buffer.from(await res.body.arrayBuffer());
       ctx.onResult?.(call.op, res.statusCode);
       const ct = res.headers['content-type'];
-      return { status: res.statusCode, body: buf, contentType: (Array.isArray(ct) ? ct[0] : ct) ?? '' };
+      const contentType = (Array.isArray(ct) ? ct[0] : ct) ?? '';
+      ctx.onExchange?.({
+        op: call.op,
+        method: call.method,
+        path: call.path,
+        query: queryString(call.query),
+        ...(call.json !== undefined ? { requestJson: call.json } : {}),
+        ...(headers['content-type'] ? { requestContentType: headers['content-type'] } : {}),
+        status: res.statusCode,
+        contentType,
+        body: buf,
+      });
+      return { status: res.statusCode, body: buf, contentType };
     } catch (err) {
       if (!ctx.signal?.aborted) ctx.onResult?.(call.op, 'network');
       throw err;

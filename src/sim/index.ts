@@ -22,6 +22,7 @@ export {
 } from './boot.ts';
 export { Fleet, type FleetOptions, profileFor, startFleet } from './fleet.ts';
 export { type HostPhase, runHost, SimHost, type SimHostOptions } from './host.ts';
+export type { WireExchange } from './http.ts';
 export type { InstallPace } from './install-task.ts';
 export { INSTALLER_STAGES } from './installer.ts';
 export { type Metal3Event, SimMetal3, type SimMetal3Options } from './metal3.ts';

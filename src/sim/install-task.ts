@@ -169,8 +169,9 @@ export abstract class ActionTask implements SimTask {
       query: excludeHosts ? { 'exclude-hosts': true } : undefined,
       expect: 200,
       retry: 'installer',
+      decode: 'cluster',
     });
-    const cluster = JSON.parse(res.body.toString('utf8')) as ClusterJson;
+    const cluster = res.json as ClusterJson;
     for (const h of cluster.hosts ?? []) {
       try {
         const inv = JSON.parse(h.inventory ?? '');

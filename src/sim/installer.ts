@@ -180,8 +180,9 @@ export class InstallerTask extends ActionTask {
           query: { role },
           expect: 200,
           retry: 'installer',
+          decode: 'host-list',
         });
-        const hosts = JSON.parse(res.body.toString('utf8')) as ClusterHost[] | null;
+        const hosts = res.json as ClusterHost[] | null;
         done += (hosts ?? []).filter((h) => h.progress?.current_stage === 'Done').length;
       } catch (err) {
         this.error('ListClusterHosts', err);
