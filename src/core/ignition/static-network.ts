@@ -62,16 +62,98 @@ interface NmInterface {
   'link-aggregation'?: { port?: unknown };
 }
 
+/** How nmstate reports a document it cannot read into its network state. */
+const INVALID_YAML = 'InvalidArgument: Invalid YAML string:';
+
 function parseNetworkYaml(networkYaml: string): { doc?: Record<string, unknown>; error?: string } {
   if (networkYaml === '') return { error: 'cannot generate configuration with an empty host YAML' };
   const doc = parseDocument(networkYaml);
-  if (doc.errors.length > 0)
-    return { error: (doc.errors[0]!.message.split('\n')[0] ?? '').replace(/:$/, '') };
-  const value = doc.toJS() as unknown;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { error: 'network yaml must be a mapping' };
+  if (doc.errors.length > 0) {
+    return { error: `${INVALID_YAML} ${(doc.errors[0]!.message.split('\n')[0] ?? '').replace(/:$/, '')}` };
   }
+  const value = doc.toJS() as unknown;
+  const shape = nmStateShapeError(value);
+  if (shape) return { error: `${INVALID_YAML} ${shape}` };
   return { doc: value as Record<string, unknown> };
+}
+
+type Kind = 'mapping' | 'sequence' | 'string' | 'boolean' | 'integer';
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'unit value';
+  if (Array.isArray(value)) return 'sequence';
+  if (typeof value === 'object') return 'map';
+  if (typeof value === 'number') return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
+  if (typeof value === 'string') return `string ${JSON.stringify(value)}`;
+  return `${typeof value} \`${String(value)}\``;
+}
+
+function hasKind(value: unknown, kind: Kind): boolean {
+  switch (kind) {
+    case 'mapping':
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    case 'sequence':
+      return Array.isArray(value);
+    case 'integer':
+      return Number.isInteger(value);
+    default:
+      return typeof value === kind;
+  }
+}
+
+/** Top-level and per-interface fields whose type nmstate fixes; other keys are not checked. */
+const TOP_LEVEL_KINDS: Record<string, Kind> = {
+  interfaces: 'sequence',
+  routes: 'mapping',
+  'route-rules': 'mapping',
+  'dns-resolver': 'mapping',
+  'ovs-db': 'mapping',
+  ovn: 'mapping',
+  hostname: 'mapping',
+};
+const INTERFACE_KINDS: Record<string, Kind> = {
+  type: 'string',
+  state: 'string',
+  mtu: 'integer',
+  ipv4: 'mapping',
+  ipv6: 'mapping',
+};
+const IP_KINDS: Record<string, Kind> = { enabled: 'boolean', dhcp: 'boolean', autoconf: 'boolean', address: 'sequence' };
+
+function fieldsError(value: Record<string, unknown>, kinds: Record<string, Kind>, path: string) {
+  for (const [key, kind] of Object.entries(kinds)) {
+    const field = value[key];
+    if (field !== undefined && field !== null && !hasKind(field, kind)) {
+      return `${path}${key}: invalid type: ${kindOf(field)}, expected a ${kind}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Where a parsed document cannot be nmstate's network state (serde's "invalid type" wording), or
+ * undefined. Checks the fields whose type nmstate fixes, so a wrongly shaped document is refused
+ * like upstream does instead of reaching the image.
+ */
+function nmStateShapeError(value: unknown): string | undefined {
+  if (!hasKind(value, 'mapping')) return `invalid type: ${kindOf(value)}, expected struct NetworkState`;
+  const doc = value as Record<string, unknown>;
+  const top = fieldsError(doc, TOP_LEVEL_KINDS, '');
+  if (top) return top;
+  const interfaces = (doc.interfaces ?? []) as unknown[];
+  for (const [i, nic] of interfaces.entries()) {
+    if (!hasKind(nic, 'mapping')) return `interfaces[${i}]: invalid type: ${kindOf(nic)}, expected a mapping`;
+    const iface = nic as Record<string, unknown>;
+    const own = fieldsError(iface, INTERFACE_KINDS, `interfaces[${i}].`);
+    if (own) return own;
+    for (const family of ['ipv4', 'ipv6'] as const) {
+      const ip = iface[family];
+      if (!hasKind(ip, 'mapping')) continue;
+      const bad = fieldsError(ip as Record<string, unknown>, IP_KINDS, `interfaces[${i}].${family}.`);
+      if (bad) return bad;
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -47,7 +47,7 @@ export function registerNew(a: HostArgs, _from: HostState, to: HostState): HostR
 function reRegistrationFields(a: HostArgs, keepHardware: boolean): Partial<Host> {
   return {
     ...(keepHardware
-      ? { progress: resetProgress(a.host.progress), images_status: undefined }
+      ? { progress: resetProgress(a.host.progress), progress_stages: undefined, images_status: undefined }
       : resetDiscoveryFields(a.host)),
     ...resetLogsFields(),
     ntp_sources: undefined,

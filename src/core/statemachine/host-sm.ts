@@ -170,6 +170,9 @@ export function updateInstallProgress(host: Host, input: InstallProgressInput, c
   const rewritten = isDay2Host(host) && stage === STAGE.rebooting && !options.kubeApiEnabled;
   const updated: Host = {
     ...host,
+    // The role's stage list travels with the host (upstream fills it on every host it returns),
+    // so the Agent keeps it after Done.
+    progress_stages: [...stages],
     progress: {
       ...prev,
       current_stage: rewritten ? STAGE.done : stage,

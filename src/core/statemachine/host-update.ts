@@ -87,6 +87,7 @@ export function resetLogsFields(): Partial<Host> {
 export function resetDiscoveryFields(host: Host): Partial<Host> {
   return {
     progress: resetProgress(host.progress),
+    progress_stages: undefined,
     inventory: undefined,
     bootstrap: false,
     images_status: undefined,

@@ -2,6 +2,7 @@
 // carries several of them as JSON strings (`inventory` above all: the installer and controller
 // parse it and abort when it is not valid Inventory JSON). Secrets never leave.
 
+import { sortStaticNetworkConfig } from '../../core/ignition/index.ts';
 import type { Cluster, Host, MonitoredOperator } from '../../core/model.ts';
 import type { InfraEnvRecord } from './backend.ts';
 
@@ -109,7 +110,26 @@ export function infraEnvToWire(infraEnv: InfraEnvRecord): WireObject {
     const value = infraEnv[key];
     if (value !== undefined) out[key] = value;
   }
+  const staticNetwork = staticNetworkToWire(infraEnv.static_network_config ?? []);
+  if (staticNetwork !== '') out.static_network_config = staticNetwork;
   return out;
+}
+
+/**
+ * The infra-env's static network list as upstream stores and returns it: a JSON string of the
+ * sorted entries with Go's field order; "" (left out of the body) when there are none.
+ */
+export function staticNetworkToWire(configs: NonNullable<InfraEnvRecord['static_network_config']>): string {
+  if (configs.length === 0) return '';
+  return JSON.stringify(
+    sortStaticNetworkConfig([...configs]).map((c) => ({
+      mac_interface_map: c.mac_interface_map.map((m) => ({
+        logical_nic_name: m.logical_nic_name,
+        mac_address: m.mac_address,
+      })),
+      network_yaml: c.network_yaml,
+    })),
+  );
 }
 
 /** next_step_runner_command of host_registration_response (§1.1 step 2, §3.1). */

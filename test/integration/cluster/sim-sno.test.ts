@@ -3,8 +3,8 @@
 // and 3+2 scenarios live with the end-to-end tests).
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { InfraEnv } from '../../../src/api/index.ts';
-import { INFRA_ENV } from '../../../src/operator/resources.ts';
+import type { Agent, InfraEnv } from '../../../src/api/index.ts';
+import { AGENT, INFRA_ENV } from '../../../src/operator/resources.ts';
 import { type Fleet, startFleet } from '../../../src/sim/index.ts';
 import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
@@ -83,4 +83,21 @@ it('installs a simulated single-node cluster to completion', async () => {
   const cd = await getCd(client, ns, name);
   expect(cd.spec.installed).toBe(true);
   await eventually(async () => fleet?.stats.clustersCompleted === 1, { what: 'controller completed' });
+
+  // A Done host keeps its role's stage list with the final stage and percentage.
+  const [agent] = (await client.list<Agent>(AGENT, { namespace: ns })).items;
+  expect(agent?.status?.progress).toMatchObject({
+    currentStage: 'Done',
+    installationPercentage: 100,
+    progressStages: [
+      'Starting installation',
+      'Installing',
+      'Waiting for bootkube',
+      'Writing image to disk',
+      'Copying registry data to disk',
+      'Rebooting',
+      'Joined',
+      'Done',
+    ],
+  });
 }, 200_000);

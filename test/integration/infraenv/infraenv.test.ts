@@ -23,6 +23,7 @@ import { readNewc } from '../../../src/server/image/cpio.ts';
 import { parseDiscoveryIgnition } from '../../../src/sim/boot.ts';
 import { bufferSource, findIsoFile, readEmbeddedIgnition } from '../../../src/sim/iso-read.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';
+import { call } from '../hosts/helpers.ts';
 import { buildTestIso, type TestIso } from '../../harness/iso.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
 import {
@@ -269,6 +270,67 @@ describe('InfraEnv controller and image service', () => {
     const ramdisk = minimal.body.subarray(placeholder!.offset, placeholder!.offset + placeholder!.size);
     const entries = readNewc(gunzipSync(ramdisk, { finishFlush: constants.Z_SYNC_FLUSH }));
     expect(entries.map((e) => e.name)).toContain('etc/assisted/network/host0/mac_interface.ini');
+  });
+
+  it('lists one static network entry per selected NMStateConfig and clears them on delete', async () => {
+    const nmState = (name: string, mac: string): NMStateConfig => ({
+      apiVersion: 'agent-install.openshift.io/v1beta1',
+      kind: 'NMStateConfig',
+      metadata: { name, namespace: ns, labels: { set: 'pair' } },
+      spec: {
+        interfaces: [{ name: 'eth0', macAddress: mac }],
+        config: {
+          interfaces: [{ name: 'eth0', type: 'ethernet', state: 'up', ipv4: { enabled: true, dhcp: true } }],
+        },
+      },
+    });
+    await client.create(NMSTATE_CONFIG, nmState('pair-a', '52:54:00:00:00:0a'));
+    await client.create(NMSTATE_CONFIG, nmState('pair-b', '52:54:00:00:00:0b'));
+    await client.create(
+      INFRA_ENV,
+      infraEnv(ns, 'pair', { nmStateConfigLabelSelector: { matchLabels: { set: 'pair' } } }),
+    );
+    const ie = await waitFor('pair', 'InfraEnvAvailable', (i) =>
+      Boolean(i.status?.debugInfo?.staticNetworkDownloadURL),
+    );
+    const token = op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid! });
+    const restStaticNetwork = async () => {
+      const reply = await call(op.baseUrl, 'GET', `/v2/infra-envs/${ie.metadata.uid}`, { token });
+      expect(reply.status, reply.text).toBe(200);
+      const text = (reply.body as { static_network_config?: string }).static_network_config;
+      return text ? (JSON.parse(text) as { mac_interface_map: unknown; network_yaml: string }[]) : [];
+    };
+    const entries = await restStaticNetwork();
+    expect(entries.map((e) => e.mac_interface_map)).toEqual([
+      [{ logical_nic_name: 'eth0', mac_address: '52:54:00:00:00:0a' }],
+      [{ logical_nic_name: 'eth0', mac_address: '52:54:00:00:00:0b' }],
+    ]);
+    expect(entries[0]?.network_yaml).toContain('name: eth0');
+
+    await client.delete(NMSTATE_CONFIG, 'pair-a', ns);
+    await client.delete(NMSTATE_CONFIG, 'pair-b', ns);
+    await eventually(async () => (await restStaticNetwork()).length === 0, {
+      timeoutMs: 30_000,
+      what: 'static network config emptied',
+    });
+  });
+
+  it('reports an nmstate document of the wrong shape as Invalid YAML', async () => {
+    await client.create(NMSTATE_CONFIG, {
+      apiVersion: 'agent-install.openshift.io/v1beta1',
+      kind: 'NMStateConfig',
+      metadata: { name: 'shapeless', namespace: ns, labels: { set: 'shapeless' } },
+      spec: {
+        interfaces: [{ name: 'eth0', macAddress: '52:54:00:00:00:0c' }],
+        config: { interfaces: 'eth0' },
+      },
+    } as NMStateConfig);
+    await client.create(
+      INFRA_ENV,
+      infraEnv(ns, 'shapeless', { nmStateConfigLabelSelector: { matchLabels: { set: 'shapeless' } } }),
+    );
+    const ie = await waitFor('shapeless', 'ImageCreationError');
+    expect(imageCreated(ie)?.message).toContain('Invalid YAML');
   });
 
   it('reports an invalid ignition override with the upstream message', async () => {

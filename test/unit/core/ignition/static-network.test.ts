@@ -88,13 +88,36 @@ describe('validation messages', () => {
     [
       'not a mapping',
       [host('- a', [['m', 'eth0']])],
-      ['failed to validate network yaml for host 0, network yaml must be a mapping'],
+      [
+        'failed to validate network yaml for host 0, InvalidArgument: Invalid YAML string: invalid type: sequence, expected struct NetworkState',
+      ],
     ],
     [
       'yaml syntax',
       [host('a: [b', [['m', 'eth0']])],
       [
-        'failed to validate network yaml for host 0, Flow sequence in block collection must be sufficiently indented and end with a ] at line 1, column 6',
+        'failed to validate network yaml for host 0, InvalidArgument: Invalid YAML string: Flow sequence in block collection must be sufficiently indented and end with a ] at line 1, column 6',
+      ],
+    ],
+    [
+      'interfaces not a sequence',
+      [host('interfaces: eth0\n', [['m', 'eth0']])],
+      [
+        'failed to validate network yaml for host 0, InvalidArgument: Invalid YAML string: interfaces: invalid type: string "eth0", expected a sequence',
+      ],
+    ],
+    [
+      'interface entry not a mapping',
+      [host('interfaces:\n  - eth0\n', [['m', 'eth0']])],
+      [
+        'failed to validate network yaml for host 0, InvalidArgument: Invalid YAML string: interfaces[0]: invalid type: string "eth0", expected a mapping',
+      ],
+    ],
+    [
+      'ipv4 flag not a boolean',
+      [host('interfaces:\n  - name: eth0\n    type: ethernet\n    ipv4:\n      enabled: "yes"\n', [['m', 'eth0']])],
+      [
+        'failed to validate network yaml for host 0, InvalidArgument: Invalid YAML string: interfaces[0].ipv4.enabled: invalid type: string "yes", expected a boolean',
       ],
     ],
     [

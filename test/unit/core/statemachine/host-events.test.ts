@@ -237,6 +237,16 @@ describe('HostProgressChanged (updateInstallProgress)', () => {
       stage_updated_at: NOW.toISOString(),
       stage_timed_out: false,
     });
+    expect(r.host.progress_stages).toEqual([
+      'Starting installation',
+      'Installing',
+      'Writing image to disk',
+      'Copying registry data to disk',
+      'Rebooting',
+      'Configuring',
+      'Joined',
+      'Done',
+    ]);
   });
 
   it('HP4 also catches installing-pending-user-action (HP5 for it is unreachable)', () => {
@@ -257,6 +267,7 @@ describe('HostProgressChanged (updateInstallProgress)', () => {
       'Done',
       100,
     ]);
+    expect(r.host.progress_stages?.at(-1)).toBe('Done');
   });
 
   it('HP1: a day-2 host reporting Rebooting in kube-API mode keeps installing', () => {
