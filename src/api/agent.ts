@@ -365,6 +365,14 @@ export interface AgentBackendStatus {
   mediaStatus?: string;
   connectionTimedOut?: boolean;
   stageTimedOut?: boolean;
+  /** Last applied spec.installerArgs, re-encoded (an invalid spec leaves it unchanged). */
+  installerArgs?: string;
+  /** Last applied spec.ignitionConfigOverrides (an invalid spec leaves it unchanged). */
+  ignitionConfigOverrides?: string;
+  /** Last applied spec.nodeLabels (a set with an invalid label leaves it unchanged). */
+  nodeLabels?: Record<string, string>;
+  /** The Secret in spec.ignitionEndpointTokenReference held a token when last read. */
+  ignitionEndpointTokenSet?: boolean;
   inventoryExtra?: InventoryExtra;
 }
 

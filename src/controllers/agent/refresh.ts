@@ -5,7 +5,6 @@
 
 import type { Agent, AgentDeprovisionInfo } from '../../api/index.ts';
 import { applyInventoryUpdate } from '../../core/hardware/index.ts';
-import { validateIgnitionOverride } from '../../core/ignition/override.ts';
 import type { Host, HostStatus, InfraEnv as InfraEnvRecord, ValidationsInfo } from '../../core/model.ts';
 import {
   applyHostValidations,
@@ -30,15 +29,17 @@ import {
   isPassingStatus,
   validateHost,
 } from '../../core/validations/index.ts';
-import { labelKeyErrors, labelValueErrors } from '../../webhooks/labels.ts';
 import type { PendingHostUpdate } from '../hosts/memory.ts';
 import {
   type AgentCluster,
   type AgentHost,
+  ALLOWED_INSTALLER_FLAGS,
   agentSpecError,
   agentToHost,
   type HostRuntimeFacts,
+  nodeLabelsError,
   type SpecSyncError,
+  installerArgsError as specInstallerArgsError,
 } from '../records/index.ts';
 import { RECLAIMABLE_STATES } from './reclaim.ts';
 
@@ -90,19 +91,6 @@ export interface RefreshOutput {
   skipped?: string;
 }
 
-/** coreos-installer flags a user may pass (kubeapi.md §1.1 installerArgs). */
-export const ALLOWED_INSTALLER_FLAGS = [
-  '--append-karg',
-  '--delete-karg',
-  '-n',
-  '--copy-network',
-  '--network-dir',
-  '--save-partlabel',
-  '--save-partindex',
-  '--image-url',
-  '--image-file',
-];
-
 /** Host states in which a bound day-1 host cannot be released (kubeapi.md §3.4.4). */
 const INSTALLING_STATES: readonly HostStatus[] = [
   'preparing-for-installation',
@@ -143,41 +131,12 @@ export const MEMORY_FACT_VALIDATIONS: readonly string[] = [
   'no-ip-collisions-in-network',
 ];
 
-/** Upstream's installer-args checks that need no backend: JSON string array, allowed flags. */
+/** Upstream's installer-args checks for an Agent's spec (see records/agent-spec.ts). */
 export function installerArgsError(agent: Agent, infraEnvId: string): string | undefined {
-  const text = agent.spec.installerArgs ?? '';
-  if (text === '') return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (e) {
-    return `Fail to unmarshal installer args for host ${agent.metadata.name} in infraEnv ${infraEnvId}: ${(e as Error).message}`;
-  }
-  if (!Array.isArray(parsed) || parsed.some((a) => typeof a !== 'string')) {
-    return `Fail to unmarshal installer args for host ${agent.metadata.name} in infraEnv ${infraEnvId}: expected a JSON array of strings`;
-  }
-  for (const arg of parsed as string[]) {
-    if (!arg.startsWith('-')) continue;
-    const flag = arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
-    if (!ALLOWED_INSTALLER_FLAGS.includes(flag)) {
-      return `found unexpected flag ${flag} for installer - allowed flags are [${ALLOWED_INSTALLER_FLAGS.join(' ')}]`;
-    }
-  }
-  return undefined;
+  return specInstallerArgsError(agent.spec.installerArgs ?? '', agent.metadata.name ?? '', infraEnvId);
 }
 
-/** Invalid Node label keys or values in spec.nodeLabels. */
-export function nodeLabelsError(labels: Record<string, string> | undefined): string | undefined {
-  for (const [key, value] of Object.entries(labels ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const keyErrs = labelKeyErrors(key);
-    if (keyErrs.length > 0) return `invalid node label key ${JSON.stringify(key)}: ${keyErrs.join('; ')}`;
-    const valueErrs = labelValueErrors(value);
-    if (valueErrs.length > 0) {
-      return `invalid node label value ${JSON.stringify(value)} for key ${JSON.stringify(key)}: ${valueErrs.join('; ')}`;
-    }
-  }
-  return undefined;
-}
+export { ALLOWED_INSTALLER_FLAGS, nodeLabelsError };
 
 /** Replaces the computed results of `ids` with the stored ones (when stored). */
 export function keepStoredValidations(
@@ -270,25 +229,14 @@ export function refreshAgent(input: RefreshInput): RefreshOutput {
     specSyncError ??= { kind: 'input', message };
   };
   if (input.referenceError) specSyncError = input.referenceError;
+  // Installer args, ignition override, requested disk and node labels, in upstream's order. The
+  // record (agentToHost) already holds the last applied values where the spec is invalid.
   const argsError = installerArgsError(agent, host.infra_env_id);
-  if (argsError) {
-    input_(argsError);
-    const { installer_args: _drop, ...rest } = host;
-    host = rest;
-  }
-  // Installer args, ignition override and requested disk, in upstream's order.
+  if (argsError) input_(argsError);
   const specError = agentSpecError(agent, host);
   if (specError) input_(specError);
-  if (validateIgnitionOverride(agent.spec.ignitionConfigOverrides)) {
-    const { ignition_config_overrides: _drop, ...rest } = host;
-    host = rest;
-  }
   const labelsError = nodeLabelsError(agent.spec.nodeLabels);
-  if (labelsError) {
-    input_(labelsError);
-    const { node_labels: _drop, ...rest } = host;
-    host = rest;
-  }
+  if (labelsError) input_(labelsError);
 
   const clusterFor = (h: Host): AgentCluster | undefined => {
     if (!h.cluster_id) return undefined;

@@ -484,9 +484,10 @@ export function planAgent(
     else if (result.change !== undefined) spec.clusterDeploymentName = result.change;
   }
 
+  // Replace-all, even with no annotation left (upstream): the BMH owns the Agent's node labels.
   const nodeLabels = prefixed(ann, BMH_NODE_LABEL_ANNOTATION_PREFIX);
-  if (Object.keys(nodeLabels).length > 0 && !sameRecord(nodeLabels, agent.spec.nodeLabels ?? {})) {
-    // Replace-all: a merge patch would keep user labels, so null out the ones not asked for.
+  if (!sameRecord(nodeLabels, agent.spec.nodeLabels ?? {})) {
+    // A merge patch would keep user labels, so null out the ones not asked for.
     const replaced: Record<string, string | null> = { ...nodeLabels };
     for (const k of Object.keys(agent.spec.nodeLabels ?? {})) if (!(k in nodeLabels)) replaced[k] = null;
     spec.nodeLabels = replaced;

@@ -32,6 +32,12 @@ import type {
   ValidationsInfo,
 } from '../../core/model.ts';
 import { agentConditionValues, type SpecSyncError } from './agent-conditions.ts';
+import {
+  appliedIgnitionOverride,
+  appliedInstallerArgs,
+  appliedNodeLabels,
+  installerArgsError,
+} from './agent-spec.ts';
 import { setConditionsNoHeartbeat } from './conditions.ts';
 import { inventoryFromStatus, inventoryToStatus } from './inventory.ts';
 import { coreTime, metaTime } from './time.ts';
@@ -189,10 +195,21 @@ export function agentToHost(agent: Agent, facts: HostRuntimeFacts = {}): AgentHo
     requested_hostname: (updatable ? nonEmpty(spec.hostname) : undefined) ?? backend.requestedHostname,
     machine_config_pool_name:
       (updatable ? nonEmpty(spec.machineConfigPool) : undefined) ?? backend.machineConfigPool,
-    ignition_config_overrides: nonEmpty(spec.ignitionConfigOverrides),
-    installer_args: nonEmpty(spec.installerArgs),
-    node_labels:
-      spec.nodeLabels && Object.keys(spec.nodeLabels).length > 0 ? { ...spec.nodeLabels } : undefined,
+    ignition_config_overrides: appliedIgnitionOverride(
+      spec.ignitionConfigOverrides,
+      backend.ignitionConfigOverrides,
+    ),
+    installer_args: appliedInstallerArgs(
+      spec.installerArgs,
+      backend.installerArgs,
+      agent.metadata.name ?? '',
+      backend.infraEnvID ?? '',
+    ),
+    node_labels: appliedNodeLabels(spec.nodeLabels, backend.nodeLabels),
+    // Only while the spec names the Secret; the reconciler's fact (read from it) wins.
+    ignition_endpoint_token_set: spec.ignitionEndpointTokenReference?.name
+      ? backend.ignitionEndpointTokenSet
+      : undefined,
     discovery_agent_version: backend.discoveryAgentVersion,
     installer_version: backend.installerVersion,
     media_status: backend.mediaStatus as Host['media_status'],
@@ -213,18 +230,12 @@ export function agentToHost(agent: Agent, facts: HostRuntimeFacts = {}): AgentHo
  * requested installation disk.
  */
 export function agentSpecError(agent: Agent, host: Host): string | undefined {
-  const args = agent.spec.installerArgs ?? '';
-  if (args !== '') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(args);
-    } catch (e) {
-      return `Fail to unmarshal installer args for host ${agent.metadata.name} in infraEnv ${host.infra_env_id}: ${(e as Error).message}`;
-    }
-    if (!Array.isArray(parsed) || parsed.some((a) => typeof a !== 'string')) {
-      return `Fail to unmarshal installer args for host ${agent.metadata.name} in infraEnv ${host.infra_env_id}: expected a JSON array of strings`;
-    }
-  }
+  const args = installerArgsError(
+    agent.spec.installerArgs ?? '',
+    agent.metadata.name ?? '',
+    host.infra_env_id,
+  );
+  if (args) return args;
   const ignition = validateIgnitionOverride(agent.spec.ignitionConfigOverrides);
   if (ignition) return ignition.error;
   const wanted = agent.spec.installation_disk_path || agent.spec.installation_disk_id || '';
@@ -296,6 +307,11 @@ function backendStatus(
     mediaStatus: host.media_status ?? undefined,
     connectionTimedOut: host.connection_timed_out,
     stageTimedOut: host.progress?.stage_timed_out,
+    installerArgs: nonEmpty(host.installer_args),
+    ignitionConfigOverrides: nonEmpty(host.ignition_config_overrides),
+    nodeLabels:
+      host.node_labels && Object.keys(host.node_labels).length > 0 ? { ...host.node_labels } : undefined,
+    ignitionEndpointTokenSet: host.ignition_endpoint_token_set || undefined,
     inventoryExtra,
   });
 }

@@ -6,6 +6,7 @@ export * from './aci-conditions.ts';
 export * from './aci-status.ts';
 export * from './agent.ts';
 export * from './agent-conditions.ts';
+export * from './agent-spec.ts';
 export * from './cluster.ts';
 export * from './cluster-annotations.ts';
 export * from './cluster-inputs.ts';

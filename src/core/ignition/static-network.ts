@@ -83,7 +83,8 @@ function kindOf(value: unknown): string {
   if (value === null) return 'unit value';
   if (Array.isArray(value)) return 'sequence';
   if (typeof value === 'object') return 'map';
-  if (typeof value === 'number') return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
+  if (typeof value === 'number')
+    return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
   if (typeof value === 'string') return `string ${JSON.stringify(value)}`;
   return `${typeof value} \`${String(value)}\``;
 }
@@ -118,7 +119,12 @@ const INTERFACE_KINDS: Record<string, Kind> = {
   ipv4: 'mapping',
   ipv6: 'mapping',
 };
-const IP_KINDS: Record<string, Kind> = { enabled: 'boolean', dhcp: 'boolean', autoconf: 'boolean', address: 'sequence' };
+const IP_KINDS: Record<string, Kind> = {
+  enabled: 'boolean',
+  dhcp: 'boolean',
+  autoconf: 'boolean',
+  address: 'sequence',
+};
 
 function fieldsError(value: Record<string, unknown>, kinds: Record<string, Kind>, path: string) {
   for (const [key, kind] of Object.entries(kinds)) {

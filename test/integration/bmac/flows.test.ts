@@ -392,6 +392,10 @@ describe('BMAC flows (non-converged)', () => {
     );
     // Agent labels are add-only: the removed annotation leaves its label.
     expect(changed.metadata.labels?.team).toBe('blue');
+
+    // Removing the last node-label annotation empties the Agent's node labels.
+    await patchAnnotations(env, 'ann', { [`${A}.node-label.zone`]: null });
+    await waitAgent(env, hostId, (a) => sameMap(a.spec.nodeLabels, {}), 'node labels emptied');
   });
 
   it('binds, clears and refuses cluster references', async () => {

@@ -10,6 +10,7 @@ import {
   AGENT_CLUSTER_INSTALL,
   CLUSTER_DEPLOYMENT,
   CLUSTER_IMAGE_SET,
+  SECRET,
 } from '../../../src/operator/resources.ts';
 import { type KubeObject, updateStatus } from '../../../src/runtime/index.ts';
 import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
@@ -280,6 +281,132 @@ describe('late binding', () => {
   });
 });
 
+describe('spec fields the backend refuses', () => {
+  const IGNITION = '{"ignition":{"version":"3.2.0"},"storage":{"files":[]}}';
+
+  async function restHost(hostId: string): Promise<Record<string, unknown>> {
+    const reply = await call(op.baseUrl, 'GET', `/v2/infra-envs/${ie.metadata.uid}/hosts/${hostId}`, {
+      token,
+    });
+    expect(reply.status, reply.text).toBe(200);
+    return reply.body as Record<string, unknown>;
+  }
+
+  /** Patches the spec and waits until the operator's cache has it and SpecSynced says `reason`. */
+  async function setSpec(hostId: string, spec: Record<string, unknown>, reason: string, message?: string) {
+    const patched = await client.patch<Agent>(AGENT, hostId, ns, 'merge', { spec });
+    const agent = await waitForAgent(
+      client,
+      ns,
+      hostId,
+      (a) =>
+        condition(a, 'SpecSynced')?.reason === reason &&
+        (message === undefined || condition(a, 'SpecSynced')?.message === message) &&
+        (a.metadata.generation ?? 0) >= (patched.metadata.generation ?? 0),
+      `SpecSynced ${reason}`,
+    );
+    await eventually(
+      async () =>
+        Number(op.ctx.informers.agents.get(ns, hostId)?.metadata.resourceVersion ?? 0) >=
+        Number(agent.metadata.resourceVersion ?? 0),
+      { what: 'Agent in the operator cache' },
+    );
+    return agent;
+  }
+
+  it('keeps the applied installer args, ignition override and node labels when the spec is invalid', async () => {
+    const hostId = randomUUID();
+    const base = `/v2/infra-envs/${ie.metadata.uid}/hosts`;
+    expect((await call(op.baseUrl, 'POST', base, { token, body: { host_id: hostId } })).status).toBe(201);
+    await waitForAgent(client, ns, hostId, (a) => !!a.status?.conditions, 'status');
+    await setSpec(
+      hostId,
+      {
+        installerArgs: '["--append-karg", "a=1"]',
+        ignitionConfigOverrides: IGNITION,
+        nodeLabels: { role: 'db' },
+      },
+      'SyncOK',
+    );
+    const applied = {
+      installer_args: '["--append-karg","a=1"]',
+      ignition_config_overrides: IGNITION,
+      node_labels: '{"role":"db"}',
+    };
+    expect(await restHost(hostId)).toMatchObject(applied);
+
+    const inputError = (m: string) => `The Spec could not be synced due to an input error: ${m}`;
+    await setSpec(
+      hostId,
+      { ignitionConfigOverrides: '{"ignition":{"version":"3.2.0"' },
+      'InputError',
+      inputError('error parsing ignition: config is not valid'),
+    );
+    expect(await restHost(hostId)).toMatchObject(applied);
+
+    const badJson = await setSpec(
+      hostId,
+      { ignitionConfigOverrides: IGNITION, installerArgs: '["-n"' },
+      'InputError',
+    );
+    expect(condition(badJson, 'SpecSynced')?.message).toContain(
+      `Fail to unmarshal installer args for host ${hostId} in infraEnv ${ie.metadata.uid}: `,
+    );
+    expect(await restHost(hostId)).toMatchObject(applied);
+
+    const unknownFlag = await setSpec(hostId, { installerArgs: '["--fancy"]' }, 'InputError');
+    expect(condition(unknownFlag, 'SpecSynced')?.message).toContain(
+      'found unexpected flag --fancy for installer',
+    );
+    expect(await restHost(hostId)).toMatchObject(applied);
+
+    const badLabel = await setSpec(
+      hostId,
+      { installerArgs: '', nodeLabels: { 'bad key!': 'x' } },
+      'InputError',
+    );
+    expect(condition(badLabel, 'SpecSynced')?.message).toContain('invalid node label key "bad key!"');
+    expect(await restHost(hostId)).toMatchObject({ ...applied, installer_args: '[]' });
+
+    await setSpec(hostId, { nodeLabels: { 'bad key!': null, role: 'web' } }, 'SyncOK');
+    expect(await restHost(hostId)).toMatchObject({ installer_args: '[]', node_labels: '{"role":"web"}' });
+  });
+
+  it('uses the ignition endpoint token of the referenced Secret and follows its changes', async () => {
+    const hostId = randomUUID();
+    const base = `/v2/infra-envs/${ie.metadata.uid}/hosts`;
+    expect((await call(op.baseUrl, 'POST', base, { token, body: { host_id: hostId } })).status).toBe(201);
+    await waitForAgent(client, ns, hostId, (a) => !!a.status?.conditions, 'status');
+    const secretName = uniqueName('ign-token');
+    const tokenData = (t: string) => ({ 'ignition-token': Buffer.from(t).toString('base64') });
+    await client.create(SECRET, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: secretName, namespace: ns },
+      data: tokenData('first-token'),
+    } as never);
+    await client.patch(AGENT, hostId, ns, 'merge', {
+      spec: { ignitionEndpointTokenReference: { namespace: ns, name: secretName } },
+    });
+    const tokenSet = async (want: boolean) =>
+      eventually(async () => ((await restHost(hostId)).ignition_endpoint_token_set === true) === want, {
+        what: `ignition_endpoint_token_set ${want}`,
+      });
+    await tokenSet(true);
+    const secret = await client.get<KubeObject>(SECRET, secretName, ns);
+    expect(secret.metadata.labels?.['agent-install.openshift.io/watch']).toBe('true');
+
+    // The Secret watch carries token changes to the host.
+    await client.patch(SECRET, secretName, ns, 'merge', { data: tokenData('') });
+    await tokenSet(false);
+    await client.patch(SECRET, secretName, ns, 'merge', { data: tokenData('second-token') });
+    await tokenSet(true);
+    // Removing the reference clears it.
+    await client.patch(AGENT, hostId, ns, 'merge', { spec: { ignitionEndpointTokenReference: null } });
+    await tokenSet(false);
+  });
+});
+
 describe('installation reports', () => {
   it('records install progress in the Agent status and refuses a lower stage', async () => {
     const hostId = await boundHost('52:54:00:00:02:01');
@@ -327,6 +454,31 @@ describe('installation reports', () => {
     });
     expect(lower.status).toBe(409);
     expect(lower.body).toMatchObject({ kind: 'Error', code: '409' });
+
+    // Done: the Agent keeps the stage list of its role with the last stage and 100%.
+    const done = await call(op.baseUrl, 'PUT', path, { token, body: { current_stage: 'Done' } });
+    expect(done.status, done.text).toBe(200);
+    const installed = await waitForAgent(
+      client,
+      ns,
+      hostId,
+      (a) => a.status?.progress?.currentStage === 'Done',
+      'Done stored',
+    );
+    expect(installed.status?.progress).toMatchObject({
+      currentStage: 'Done',
+      installationPercentage: 100,
+      progressStages: [
+        'Starting installation',
+        'Installing',
+        'Writing image to disk',
+        'Copying registry data to disk',
+        'Rebooting',
+        'Configuring',
+        'Joined',
+        'Done',
+      ],
+    });
   });
 
   it('stores uploaded host logs and marks them collected', async () => {

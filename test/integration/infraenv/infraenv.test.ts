@@ -23,9 +23,9 @@ import { readNewc } from '../../../src/server/image/cpio.ts';
 import { parseDiscoveryIgnition } from '../../../src/sim/boot.ts';
 import { bufferSource, findIsoFile, readEmbeddedIgnition } from '../../../src/sim/iso-read.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';
-import { call } from '../hosts/helpers.ts';
 import { buildTestIso, type TestIso } from '../../harness/iso.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
+import { call } from '../hosts/helpers.ts';
 import {
   infraEnv,
   PULL_SECRET_JSON,

@@ -197,6 +197,17 @@ describe('planAgent', () => {
     });
   });
 
+  it('empties the node labels when the BMH has no node-label annotation left', () => {
+    const b = bmh({ 'bmac.agent-install.openshift.io/role': 'worker' });
+    const a = agent(
+      'a',
+      '2024-01-01T00:00:00Z',
+      { approved: true, role: 'worker', nodeLabels: { zone: 'a' } },
+      { 'agent-install.openshift.io/bmh': 'bmh-1' },
+    );
+    expect(planAgent(b, a, infraEnv(0, now)).patch).toEqual({ spec: { nodeLabels: { zone: null } } });
+  });
+
   it('is a no-op when in sync; never removes agent labels', () => {
     const b = bmh({ 'bmac.agent-install.openshift.io/role': 'worker' });
     const a = agent(

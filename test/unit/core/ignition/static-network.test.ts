@@ -115,7 +115,11 @@ describe('validation messages', () => {
     ],
     [
       'ipv4 flag not a boolean',
-      [host('interfaces:\n  - name: eth0\n    type: ethernet\n    ipv4:\n      enabled: "yes"\n', [['m', 'eth0']])],
+      [
+        host('interfaces:\n  - name: eth0\n    type: ethernet\n    ipv4:\n      enabled: "yes"\n', [
+          ['m', 'eth0'],
+        ]),
+      ],
       [
         'failed to validate network yaml for host 0, InvalidArgument: Invalid YAML string: interfaces[0].ipv4.enabled: invalid type: string "yes", expected a boolean',
       ],
