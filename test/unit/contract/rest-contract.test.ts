@@ -334,6 +334,12 @@ const REALISTIC: Partial<HostApiBackend> = {
       created_at: '2026-01-01T00:00:00.000Z',
       updated_at: '2026-01-01T00:00:00.000Z',
       download_url: 'https://images.example.com/x.iso',
+      static_network_config: [
+        {
+          network_yaml: 'interfaces:\n- name: eth0\n  type: ethernet\n',
+          mac_interface_map: [{ mac_address: '52:54:00:00:00:01', logical_nic_name: 'eth0' }],
+        },
+      ],
     }),
 };
 
