@@ -7,6 +7,7 @@
 // deps: { auth } — the API's local authentication; registering it here also lets the reconciler
 // sign the events and logs URLs it writes into status.
 
+import { createReadStream } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import type {
   AgentClusterInstall,
@@ -45,7 +46,7 @@ import {
 } from './artifacts-store.ts';
 import { mergeIngressCa } from './kubeconfig.ts';
 import { setClusterUrlAuth } from './status.ts';
-import { type TarEntry, tarArchive } from './tar.ts';
+import { type TarFileEntry, tarStream, tarStreamSize } from './tar.ts';
 
 export interface ClusterBackendDeps {
   auth: LocalAuth;
@@ -184,19 +185,20 @@ export function clusterBackend(ctx: OperatorContext, deps: ClusterBackendDeps): 
       const type = input.logsType ?? '';
       if (type === 'host' || (input.hostId && type !== 'controller' && type !== 'all')) {
         if (!input.hostId) return fail(400, 'host_id is required for host logs');
-        const file = hostLogsFile(ctx, id, input.hostId);
-        const content = await readFile(file).catch(() => undefined);
-        if (!content) return fail(404, `Logs for host ${input.hostId} were not found`);
-        return ok({ content, fileName: `${name}_${input.hostId}.tar.gz` });
+        const file = await fileDownload(
+          hostLogsFile(ctx, id, input.hostId),
+          `${name}_${input.hostId}.tar.gz`,
+        );
+        return file ? ok(file) : fail(404, `Logs for host ${input.hostId} were not found`);
       }
       if (type === 'controller') {
-        const content = await readFile(controllerLogsFile(ctx, id)).catch(() => undefined);
-        if (!content) return fail(404, `Logs for cluster ${id} were not found`);
-        return ok({ content, fileName: `${name}_${id}_controller_logs.tar.gz` });
+        const file = await fileDownload(controllerLogsFile(ctx, id), `${name}_${id}_controller_logs.tar.gz`);
+        return file ? ok(file) : fail(404, `Logs for cluster ${id} were not found`);
       }
       const entries = await allLogs(ctx, id);
       if (entries.length === 0) return fail(404, `Logs for cluster ${id} were not found`);
-      return ok({ content: tarArchive(entries), fileName: `${name}_${id}.tar` });
+      // Streamed from the files: several concurrent downloads of large log sets stay small in memory.
+      return ok({ content: tarStream(entries), size: tarStreamSize(entries), fileName: `${name}_${id}.tar` });
     },
 
     async updateClusterLogsProgress(_call, input) {
@@ -330,21 +332,33 @@ export function clusterBackend(ctx: OperatorContext, deps: ClusterBackendDeps): 
 }
 
 /** Every uploaded log file of a cluster, as tar entries named `<host id>.tar.gz` / `controller_logs.tar.gz`. */
-async function allLogs(ctx: OperatorContext, clusterId: string): Promise<TarEntry[]> {
+async function allLogs(ctx: OperatorContext, clusterId: string): Promise<TarFileEntry[]> {
   const dir = clusterLogsDir(ctx, clusterId);
   const names = await readdir(dir).catch(() => [] as string[]);
-  const entries: TarEntry[] = [];
+  const entries: TarFileEntry[] = [];
   for (const sub of names.sort()) {
     const file = sub === 'cluster' ? controllerLogsFile(ctx, clusterId) : `${dir}/${sub}/logs.tar.gz`;
     const info = await stat(file).catch(() => undefined);
     if (!info) continue;
     entries.push({
       name: sub === 'cluster' ? 'controller_logs.tar.gz' : `${sub}.tar.gz`,
-      content: await readFile(file),
+      path: file,
+      size: info.size,
       mtime: info.mtime,
     });
   }
   return entries;
+}
+
+/** One stored file as a streamed download (undefined when it does not exist). */
+async function fileDownload(path: string, fileName: string): Promise<FileDownload | undefined> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info?.isFile()) return undefined;
+  return {
+    content: createReadStream(path, { start: 0, end: Math.max(0, info.size - 1) }),
+    size: info.size,
+    fileName,
+  };
 }
 
 /**
