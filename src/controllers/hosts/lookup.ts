@@ -51,11 +51,54 @@ export async function findHost(
   // its status written): read it live then, or it would be judged on an empty record (e.g. told to
   // upgrade an agent whose version is not in the cache yet).
   const cached = ctx.informers.agents.get(ns, name);
-  const agent = cached?.status?.backend ? cached : await ctx.client.getIfExists<Agent>(AGENT, name, ns);
+  const agent = cached?.status?.backend ? cached : await liveAgent(ctx, ns, name);
   if (!agent || !agentBelongsTo(agent, infraEnv) || agent.metadata.deletionTimestamp) {
     return { ok: false, status: 404, reason: `host ${hostId} not found in infra env ${infraEnvId}` };
   }
   return { ok: true, infraEnv, agent };
+}
+
+/** How long a live read that found no Agent is trusted (polls of unknown hosts cost no GET). */
+export const UNKNOWN_HOST_TTL_MS = 5_000;
+const UNKNOWN_HOSTS_MAX = 10_000;
+
+/** Per process: namespace/name → when the miss expires (epoch ms). */
+const unknownHosts = new WeakMap<OperatorContext, Map<string, number>>();
+
+function unknownHostsOf(ctx: OperatorContext): Map<string, number> {
+  let m = unknownHosts.get(ctx);
+  if (!m) {
+    m = new Map();
+    unknownHosts.set(ctx, m);
+  }
+  return m;
+}
+
+/** A registration in this process creates the Agent: its id is no longer unknown. */
+export function forgetUnknownHost(ctx: OperatorContext, namespace: string | undefined, name: string): void {
+  unknownHosts.get(ctx)?.delete(`${namespace ?? ''}/${name}`);
+}
+
+/** The live Agent on a cache miss; a recent miss is answered from memory instead of the API. */
+async function liveAgent(
+  ctx: OperatorContext,
+  ns: string | undefined,
+  name: string,
+): Promise<Agent | undefined> {
+  const key = `${ns ?? ''}/${name}`;
+  const misses = unknownHostsOf(ctx);
+  const now = ctx.now().getTime();
+  const until = misses.get(key);
+  if (until !== undefined && until > now) return undefined;
+  const agent = await ctx.client.getIfExists<Agent>(AGENT, name, ns);
+  if (agent) misses.delete(key);
+  else {
+    // Bounded: a flood of random ids forgets the oldest misses first (Map keeps insertion order).
+    if (misses.size >= UNKNOWN_HOSTS_MAX) misses.delete(misses.keys().next().value!);
+    misses.delete(key);
+    misses.set(key, now + UNKNOWN_HOST_TTL_MS);
+  }
+  return agent;
 }
 
 /** The cluster record of a ClusterDeployment uid (undefined while it cannot be built). */

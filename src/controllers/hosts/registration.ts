@@ -28,7 +28,13 @@ import { fail, fromSmError, type Outcome, ok } from '../../server/api/backend.ts
 import type { LocalAuth } from '../../server/auth/index.ts';
 import { currentSpecSyncError, projectAgentStatus } from '../agent/project.ts';
 import { type AgentCluster, type AgentHost, agentToHost } from '../records/index.ts';
-import { agentBelongsTo, clusterRecordById, hostFacts, infraEnvRecordOf } from './lookup.ts';
+import {
+  agentBelongsTo,
+  clusterRecordById,
+  forgetUnknownHost,
+  hostFacts,
+  infraEnvRecordOf,
+} from './lookup.ts';
 import type { HostMemory } from './memory.ts';
 
 export interface RegistrationDeps {
@@ -218,6 +224,7 @@ export async function registerHostAgent(
       return registerHostAgent(ctx, deps, input);
     }
   }
+  forgetUnknownHost(ctx, ns, hostId);
   const fresh = agent;
   await updateStatus(ctx.client, AGENT, agent, (cur) =>
     projectAgentStatus(cur === fresh ? cur : ({ ...cur, status: { role: '' } } as Agent), host, {
