@@ -8,7 +8,7 @@ import { type Logger, pino } from 'pino';
 import { type HostServer, startHostServer } from '../controllers/hosts/server.ts';
 import { registerControllers } from '../controllers/index.ts';
 import { Manager } from '../runtime/index.ts';
-import { clusterDeploymentGetter } from '../webhooks/kube.ts';
+import { accessReviewer, clusterDeploymentGetter, selfUserName } from '../webhooks/kube.ts';
 import { startWebhookServer, type WebhookServer } from '../webhooks/server.ts';
 import { BaseUrlDiscovery, baseUrlCacheOptions } from './base-url-discovery.ts';
 import type { OperatorConfig } from './config.ts';
@@ -37,13 +37,25 @@ async function startWebhooks(ctx: OperatorContext, port: number, certDir: string
     readFile(join(certDir, 'tls.crt'), 'utf8'),
     readFile(join(certDir, 'tls.key'), 'utf8'),
   ]);
+  const logger = ctx.logger.child({ component: 'webhooks' });
+  // The operator's own writes (Agents bound to an admitted InfraEnv clusterRef) are not reviewed
+  // again: it holds no `update` on ClusterDeployments, and its controllers gate references themselves.
+  const self = await selfUserName(ctx.client).catch((err: unknown) => {
+    logger.warn(
+      { err },
+      'could not learn the operator user name; its own requests are reviewed like any other',
+    );
+    return undefined;
+  });
   return startWebhookServer({
     certPem,
     keyPem,
     port,
     host: '0.0.0.0',
-    logger: ctx.logger.child({ component: 'webhooks' }),
+    logger,
     getClusterDeployment: clusterDeploymentGetter(ctx.client),
+    reviewAccess: accessReviewer(ctx.client),
+    ...(self ? { relaxedUsers: [self] } : {}),
   });
 }
 

@@ -263,6 +263,15 @@ export const RULES: readonly RbacRule[] = [
     ],
   },
   {
+    scope: 'cluster',
+    apiGroup: 'authorization.k8s.io',
+    resources: ['subjectaccessreviews'],
+    verbs: ['create'],
+    usedBy: [
+      'src/webhooks/kube.ts:accessReviewer (the InfraEnv and Agent webhooks ask whether the requesting user may update a ClusterDeployment in another namespace)',
+    ],
+  },
+  {
     scope: 'namespace',
     apiGroup: '',
     resources: ['services'],

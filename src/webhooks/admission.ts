@@ -19,7 +19,14 @@ import {
   infraEnvClusterDeploymentToCheck,
   validateInfraEnv,
 } from './infraenv.ts';
-import { type AdmissionResult, isObject, type Operation } from './types.ts';
+import {
+  crossNamespaceTarget,
+  type ResourceAttributes,
+  referenceAttributes,
+  referenceForbiddenMessage,
+  referenceUncheckedMessage,
+} from './references.ts';
+import { type AdmissionResult, deny, isObject, type Operation } from './types.ts';
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
 
@@ -46,11 +53,26 @@ export interface AdmissionRequest {
   name?: string;
   namespace?: string;
   operation: string;
-  userInfo?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
+  userInfo?: UserInfo;
   object?: unknown;
   oldObject?: unknown;
   dryRun?: boolean;
   options?: unknown;
+}
+
+/** The requesting user, as the API server authenticated it (authentication.k8s.io/v1 UserInfo). */
+export interface UserInfo {
+  username?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** The authorizer's answer to a SubjectAccessReview. */
+export interface AccessDecision {
+  allowed: boolean;
+  /** Why (the authorizer's reason or evaluation error), when it says. */
+  reason?: string;
 }
 
 export interface AdmissionResponse {
@@ -170,10 +192,23 @@ export interface AdmissionDependencies {
   /** Timeout for getClusterDeployment; default 5 s. */
   clusterDeploymentTimeoutMs?: number;
   /**
-   * Users (e.g. the operator's service account) whose requests skip the rules that are stricter
-   * than upstream: they must be able to write what upstream's controllers write.
+   * The operator's own user(s): its requests skip the rules that are stricter than upstream (they
+   * must be able to write what upstream's controllers write) and the review of cross-namespace
+   * references (its controllers only copy references that were admitted, or that
+   * CROSS_NAMESPACE_REFERENCES allows).
    */
   relaxedUsers?: readonly string[];
+  /**
+   * Asks the API server whether `user` may do `attributes` (a SubjectAccessReview), for
+   * cross-namespace references (references.ts). Without it, every such reference is refused.
+   */
+  reviewAccess?: (
+    user: UserInfo,
+    attributes: ResourceAttributes,
+    signal: AbortSignal,
+  ) => Promise<AccessDecision>;
+  /** Timeout for reviewAccess; default 5 s. */
+  reviewAccessTimeoutMs?: number;
   /** Called when a dependency fails (the request is still answered). */
   onError?: (err: unknown, what: string) => void;
 }
@@ -200,7 +235,7 @@ function fromResult(uid: string, result: AdmissionResult): AdmissionResponse {
     status: {
       status: 'Failure',
       code: result.code,
-      reason: result.code === 409 ? 'Conflict' : 'BadRequest',
+      reason: result.code === 409 ? 'Conflict' : result.code === 403 ? 'Forbidden' : 'BadRequest',
       message: result.message,
     },
   };
@@ -268,6 +303,38 @@ async function clusterInstalled(
 
 type Obj = Record<string, unknown>;
 
+/**
+ * Admits a request that sets or changes a cross-namespace reference only when the requesting user
+ * may act on the target (references.ts); fails closed when the review cannot be made.
+ */
+async function authorizeReference(
+  kind: 'InfraEnv' | 'Agent',
+  op: Operation,
+  obj: Obj,
+  old: Obj | undefined,
+  req: AdmissionRequest,
+  deps: AdmissionDependencies,
+): Promise<AdmissionResult> {
+  const namespace = req.namespace || String((obj.metadata as Obj | undefined)?.namespace ?? '');
+  const target = crossNamespaceTarget(kind, op, namespace, obj, old);
+  if (!target) return { allowed: true };
+  const user = req.userInfo ?? {};
+  if (deps.relaxedUsers?.includes(user.username ?? '')) return { allowed: true };
+  const review = deps.reviewAccess;
+  if (!review) return deny(referenceUncheckedMessage(target, 'no access reviewer is configured'), 403);
+  try {
+    const decision = await withTimeout(
+      deps.reviewAccessTimeoutMs ?? INFRAENV_CLUSTER_DEPLOYMENT_TIMEOUT_MS,
+      (s) => review(user, referenceAttributes(target), s),
+    );
+    if (decision.allowed) return { allowed: true };
+    return deny(referenceForbiddenMessage(target, user.username ?? '', decision.reason), 403);
+  } catch (err) {
+    deps.onError?.(err, `reviewing access to ClusterDeployment ${target.namespace}/${target.name}`);
+    return deny(referenceUncheckedMessage(target, String(err)), 403);
+  }
+}
+
 async function validate(
   hook: WebhookDefinition,
   op: Operation,
@@ -279,7 +346,8 @@ async function validate(
   switch (hook.name) {
     case 'validate-agent': {
       const strict = !deps.relaxedUsers?.includes(req.userInfo?.username ?? '');
-      return validateAgent(op, obj, old, { strict });
+      const result = validateAgent(op, obj, old, { strict });
+      return result.allowed ? authorizeReference('Agent', op, obj, old, req, deps) : result;
     }
     case 'validate-agentclusterinstall':
       return validateAgentClusterInstall(op, obj, old);
@@ -287,7 +355,8 @@ async function validate(
       const ref = infraEnvClusterDeploymentToCheck(op, obj, old);
       // The ClusterDeployment is the InfraEnv's clusterRef, which names its namespace.
       const installed = ref ? await clusterInstalled(ref, deps) : undefined;
-      return validateInfraEnv(op, obj, old, { clusterInstalled: installed });
+      const result = validateInfraEnv(op, obj, old, { clusterInstalled: installed });
+      return result.allowed ? authorizeReference('InfraEnv', op, obj, old, req, deps) : result;
     }
     case 'validate-agentclassification':
       return validateAgentClassification(op, obj, old);

@@ -12,5 +12,6 @@ export * from './infraenv.ts';
 export * from './jq.ts';
 export * from './kube.ts';
 export * from './labels.ts';
+export * from './references.ts';
 export * from './server.ts';
 export * from './types.ts';

@@ -1,5 +1,6 @@
-// Glue between the webhooks and the API: reading ClusterDeployments for the InfraEnv rule, and
-// creating or updating the webhook configurations.
+// Glue between the webhooks and the API: reading ClusterDeployments for the InfraEnv rule, access
+// reviews for cross-namespace references, the operator's own identity, and creating or updating the
+// webhook configurations.
 
 import {
   CLUSTERDEPLOYMENT_GROUP,
@@ -10,7 +11,7 @@ import {
 } from '../api/clusterdeployment.ts';
 import { isNotFound, type KubeClient } from '../runtime/client.ts';
 import type { ApiResource, KubeObject } from '../runtime/types.ts';
-import type { AdmissionDependencies } from './admission.ts';
+import type { AccessDecision, AdmissionDependencies, UserInfo } from './admission.ts';
 import type { WebhookConfiguration } from './config.ts';
 
 export const ValidatingWebhookConfigurationResource: ApiResource = {
@@ -60,6 +61,56 @@ export function clusterDeploymentGetter(
       throw err;
     }
   };
+}
+
+interface SubjectAccessReviewStatus {
+  status?: { allowed?: boolean; denied?: boolean; reason?: string; evaluationError?: string };
+}
+
+/**
+ * A `reviewAccess` dependency: a SubjectAccessReview for the requesting user (groups, uid and extra
+ * included, so group-granted and impersonated rights count) through the API. Needs
+ * `create subjectaccessreviews.authorization.k8s.io`.
+ */
+export function accessReviewer(client: KubeClient): NonNullable<AdmissionDependencies['reviewAccess']> {
+  return async (user: UserInfo, attributes, signal): Promise<AccessDecision> => {
+    const review = await client.request<SubjectAccessReviewStatus>(
+      'POST',
+      '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+      {
+        signal,
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SubjectAccessReview',
+          spec: {
+            user: user.username ?? '',
+            ...(user.uid ? { uid: user.uid } : {}),
+            groups: user.groups ?? [],
+            ...(user.extra ? { extra: user.extra } : {}),
+            resourceAttributes: attributes,
+          },
+        },
+      },
+    );
+    const s = review?.status;
+    const reason = s?.reason || s?.evaluationError || undefined;
+    return { allowed: s?.allowed === true && s.denied !== true, ...(reason ? { reason } : {}) };
+  };
+}
+
+/**
+ * The user name the API server knows this client as (a SelfSubjectReview, which every
+ * authenticated user may create), e.g. `system:serviceaccount:<ns>:<name>` in a pod.
+ */
+export async function selfUserName(client: KubeClient): Promise<string> {
+  const review = await client.request<{ status?: { userInfo?: { username?: string } } }>(
+    'POST',
+    '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+    { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } },
+  );
+  const name = review?.status?.userInfo?.username;
+  if (!name) throw new Error('SelfSubjectReview returned no user name');
+  return name;
 }
 
 /** Creates each configuration, or replaces it when it exists. */

@@ -9,8 +9,8 @@ export type AdmissionResult =
   | {
       allowed: false;
       message: string;
-      /** HTTP status the API server returns to the client: 400 BadRequest unless 409 Conflict. */
-      code: 400 | 409;
+      /** HTTP status the API server returns to the client: 400 BadRequest, 403 Forbidden or 409 Conflict. */
+      code: 400 | 403 | 409;
     };
 
 /** Recursively optional view of an API type: what a webhook may actually receive. */
@@ -24,7 +24,7 @@ export function allow(warnings?: string[]): AdmissionResult {
   return warnings && warnings.length > 0 ? { allowed: true, warnings } : { allowed: true };
 }
 
-export function deny(message: string, code: 400 | 409 = 400): AdmissionResult {
+export function deny(message: string, code: 400 | 403 | 409 = 400): AdmissionResult {
   return { allowed: false, message, code };
 }
 

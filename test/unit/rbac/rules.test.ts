@@ -44,6 +44,7 @@ describe('RBAC rules', () => {
       'cluster core events: list,create,patch',
       'cluster config.openshift.io clusterversions: get',
       'cluster config.openshift.io clusteroperators: get',
+      'cluster authorization.k8s.io subjectaccessreviews: create',
       'namespace core services: list,watch',
       'namespace networking.k8s.io ingresses: list,watch',
       'namespace route.openshift.io routes: list,watch',
