@@ -110,6 +110,16 @@ export const operatorSettings = {
     source: 'controller-runtime webhook default',
     description: 'Directory with tls.crt and tls.key for the webhook server.',
   },
+  crossNamespaceReferences: {
+    flag: 'cross-namespace-references',
+    env: 'CROSS_NAMESPACE_REFERENCES',
+    schema: z.enum(['webhook', 'refuse', 'allow']),
+    default: undefined,
+    source:
+      "project choice (issue 13): 'webhook' when the webhook server runs (WEBHOOK_PORT > 0), else 'refuse'",
+    description:
+      "References to a ClusterDeployment in another namespace (InfraEnv clusterRef, Agent clusterDeploymentName, BareMetalHost cluster-reference annotation). 'webhook': honoured for InfraEnvs and Agents, whose admission webhooks admit only users who may update the target; refused from BareMetalHost annotations. 'refuse': always refused (a condition or event says why). 'allow': always honoured, unchecked (trusted single-team hubs). See docs/operations.md, Multi-tenancy.",
+  },
   dataDir: {
     flag: 'data-dir',
     env: 'DATA_DIR',
@@ -270,6 +280,8 @@ export type OperatorSettings = {
   apiPort: number;
   webhookPort: number;
   webhookCertDir: string;
+  /** Unset: 'webhook' when webhookPort > 0, else 'refuse' (src/operator/references.ts). */
+  crossNamespaceReferences: 'webhook' | 'refuse' | 'allow' | undefined;
   dataDir: string;
   authKeysSecretName: string;
   allowConvergedFlow: boolean;

@@ -6,6 +6,7 @@
 import type { Agent, AgentStatus } from '../../api/index.ts';
 import { AGENT_FINALIZER } from '../../api/index.ts';
 import type { OperatorContext } from '../../operator/context.ts';
+import { crossNamespaceRefusal } from '../../operator/references.ts';
 import { AGENT } from '../../operator/resources.ts';
 import { clusterView } from '../../operator/views.ts';
 import {
@@ -70,6 +71,13 @@ async function desiredCluster(ctx: OperatorContext, agent: Agent, currentId: str
   const ref = agent.spec.clusterDeploymentName;
   if (!ref?.name) return { desired: { kind: 'none' } as DesiredCluster };
   const ns = ref.namespace || agent.metadata.namespace || '';
+  const refused = crossNamespaceRefusal(ctx.settings, 'Agent', agent.metadata.namespace ?? '', {
+    namespace: ns,
+    name: ref.name,
+  });
+  if (refused) {
+    return { desired: { kind: 'unavailable', error: { kind: 'input', message: refused } } as DesiredCluster };
+  }
   const cd = ctx.informers.clusterDeployments.get(ns, ref.name);
   if (!cd) {
     return {

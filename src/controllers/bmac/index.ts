@@ -32,6 +32,7 @@ import {
   INFRAENV_LABEL,
 } from '../../api/index.ts';
 import type { OperatorContext } from '../../operator/context.ts';
+import { crossNamespaceRefusal } from '../../operator/references.ts';
 import {
   AGENT,
   BARE_METAL_HOST,
@@ -174,7 +175,9 @@ export function register(ctx: OperatorContext): void {
         );
         ctx.mgr.events.event(bmh, 'Warning', 'FencingCredentialsError', fencing.error);
       }
-      const agentPlan = planAgent(bmh, agent, infraEnv, fencing.ref);
+      const agentPlan = planAgent(bmh, agent, infraEnv, fencing.ref, (target) =>
+        crossNamespaceRefusal(ctx.settings, 'BareMetalHost', bmh.metadata.namespace ?? '', target),
+      );
       if (agentPlan.error) {
         log.warn(
           { bmh: req.key, agent: objectKey(agent), err: agentPlan.error },

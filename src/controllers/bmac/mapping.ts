@@ -443,15 +443,20 @@ export interface AgentPlan {
   error?: string;
 }
 
+/** Why a cluster reference to `target` is not honoured (undefined: it is); see operator/references.ts. */
+export type ReferenceRefusal = (target: { namespace: string; name: string }) => string | undefined;
+
 /**
  * The Agent spec and labels the BMH asks for (kubeapi.md §3.6 step 7). `fencingSecretRef` is the
- * fencing Secret to reference (see fencingPlan), once it exists.
+ * fencing Secret to reference (see fencingPlan), once it exists; `refuseReference` vets the
+ * cluster-reference annotation's target (cross-namespace references).
  */
 export function planAgent(
   bmh: BareMetalHost,
   agent: Agent,
   infraEnv: InfraEnv | undefined,
   fencingSecretRef?: string,
+  refuseReference?: ReferenceRefusal,
 ): AgentPlan {
   const ann = bmh.metadata.annotations ?? {};
   const spec: Record<string, unknown> = {};
@@ -479,7 +484,7 @@ export function planAgent(
   let error: string | undefined;
   const ref = ann[BMH_CLUSTER_REFERENCE_ANNOTATION];
   if (ref !== undefined) {
-    const result = clusterReference(ref, agent, infraEnv);
+    const result = clusterReference(ref, agent, infraEnv, refuseReference);
     if ('error' in result) error = result.error;
     else if (result.change !== undefined) spec.clusterDeploymentName = result.change;
   }
@@ -607,6 +612,7 @@ export function clusterReference(
   value: string,
   agent: Agent,
   infraEnv: InfraEnv | undefined,
+  refuseReference?: ReferenceRefusal,
 ): ClusterRefResult {
   const ieRef = infraEnv?.spec.clusterRef;
   if (ieRef?.name) {
@@ -624,6 +630,8 @@ export function clusterReference(
   }
   const [namespace, name] = parts as [string, string];
   if (existing?.name === name && existing.namespace === namespace) return { change: undefined };
+  const refused = refuseReference?.({ namespace, name });
+  if (refused) return { error: `failed to reconcile cluster reference: ${refused}` };
   return { change: { name, namespace } };
 }
 

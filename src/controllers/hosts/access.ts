@@ -4,6 +4,7 @@
 
 import type { Agent, InfraEnv } from '../../api/index.ts';
 import type { OperatorContext } from '../../operator/context.ts';
+import { crossNamespaceRefusal } from '../../operator/references.ts';
 import { keyOf } from '../../runtime/index.ts';
 import type { AccessResolver, AccessTarget, TokenSubject } from '../../server/auth/index.ts';
 
@@ -54,7 +55,13 @@ export class CacheAccessResolver implements AccessResolver {
     const out = new Set<string>();
     const ns = ie.metadata.namespace ?? '';
     const ref = ie.spec.clusterRef;
-    if (ref?.name) {
+    const refused =
+      ref?.name &&
+      crossNamespaceRefusal(this.ctx.settings, 'InfraEnv', ns, {
+        namespace: ref.namespace || ns,
+        name: ref.name,
+      });
+    if (ref?.name && !refused) {
       const cd = this.ctx.informers.clusterDeployments.get(ref.namespace || ns, ref.name);
       if (cd?.metadata.uid) out.add(cd.metadata.uid);
     }

@@ -21,6 +21,7 @@ import {
   type SmEvent,
 } from '../../core/statemachine/index.ts';
 import type { OperatorContext } from '../../operator/context.ts';
+import { crossNamespaceRefusal } from '../../operator/references.ts';
 import { AGENT } from '../../operator/resources.ts';
 import { clusterView } from '../../operator/views.ts';
 import { isAlreadyExists, type OwnerReference, updateStatus } from '../../runtime/index.ts';
@@ -109,6 +110,11 @@ async function infraEnvCluster(ctx: OperatorContext, ie: InfraEnv): Promise<Outc
   const ref = ie.spec.clusterRef;
   if (!ref?.name) return ok({});
   const ns = ref.namespace || ie.metadata.namespace || '';
+  const refused = crossNamespaceRefusal(ctx.settings, 'InfraEnv', ie.metadata.namespace ?? '', {
+    namespace: ns,
+    name: ref.name,
+  });
+  if (refused) return fail(409, refused);
   const cd = ctx.informers.clusterDeployments.get(ns, ref.name);
   if (!cd)
     return fail(503, `ClusterDeployment ${ns}/${ref.name} of infra env ${ie.metadata.name} is not available`);

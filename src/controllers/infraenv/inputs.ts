@@ -15,6 +15,7 @@ import {
 import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
 import type { OperatorContext } from '../../operator/context.ts';
 import { readConfigMap, readSecret } from '../../operator/referenced.ts';
+import { crossNamespaceRefusal } from '../../operator/references.ts';
 import { aciFor } from '../../operator/views.ts';
 import { type LabelSelector, selectFromStore } from '../../runtime/index.ts';
 import type { OsImage } from '../../server/image/base-images.ts';
@@ -68,6 +69,11 @@ function clusterBinding(ctx: OperatorContext, ie: InfraEnv): ClusterBinding | Im
   const ref = ie.spec.clusterRef;
   if (!ref?.name) return undefined;
   const ns = ref.namespace || ie.metadata.namespace || '';
+  const refused = crossNamespaceRefusal(ctx.settings, 'InfraEnv', ie.metadata.namespace ?? '', {
+    namespace: ns,
+    name: ref.name,
+  });
+  if (refused) return { kind: 'error', clientError: true, message: refused };
   const cd = ctx.informers.clusterDeployments.get(ns, ref.name);
   if (!cd) {
     return {

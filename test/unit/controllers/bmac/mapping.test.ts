@@ -241,6 +241,29 @@ describe('planAgent', () => {
         .error,
     ).toMatch(/invalid value/);
   });
+
+  it('vets the cluster-reference target: a refused one is reported and not copied, the rest still is', () => {
+    const a = agent(
+      'a',
+      '2024-01-01T00:00:00Z',
+      { approved: true },
+      { 'agent-install.openshift.io/bmh': 'bmh-1' },
+    );
+    const b = bmh({
+      'bmac.agent-install.openshift.io/cluster-reference': 'other/cd',
+      'bmac.agent-install.openshift.io/role': 'worker',
+    });
+    const asked: unknown[] = [];
+    const plan = planAgent(b, a, infraEnv(0, now), undefined, (target) => {
+      asked.push(target);
+      return 'refused for a reason';
+    });
+    expect(asked).toEqual([{ namespace: 'other', name: 'cd' }]);
+    expect(plan.error).toBe('failed to reconcile cluster reference: refused for a reason');
+    expect(plan.patch?.spec).toEqual({ role: 'worker' });
+    const allowed = planAgent(b, a, infraEnv(0, now), undefined, () => undefined);
+    expect(allowed.patch?.spec?.clusterDeploymentName).toEqual({ name: 'cd', namespace: 'other' });
+  });
 });
 
 describe('diskForHints', () => {
