@@ -265,10 +265,17 @@ function csv(crds: CrdFile[]): Obj {
   };
 }
 
-/** Services and the NetworkPolicy of config/manager, namespace-free (OLM installs them into its own). */
+/**
+ * Services and the NetworkPolicy of config/manager, namespace-free (OLM installs them into its own),
+ * and the metrics-reader ClusterRole (OLM installs ClusterRoles shipped in a bundle as they are).
+ */
 function extraManifests(): Map<string, string> {
   const out = new Map<string, string>();
-  for (const rel of ['config/manager/service.yaml', 'config/manager/network_policy.yaml']) {
+  for (const rel of [
+    'config/manager/service.yaml',
+    'config/manager/network_policy.yaml',
+    'config/rbac/metrics_reader_role.yaml',
+  ]) {
     for (const o of docs(rel)) {
       const { namespace: _ns, ...metadata } = o.metadata;
       const file = `${o.metadata.name}_${String(o.apiVersion).replace('/', '_')}_${String(o.kind).toLowerCase()}.yaml`;

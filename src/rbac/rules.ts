@@ -14,6 +14,8 @@ export const OPERATOR_NAMESPACE = 'agent-install-operator';
 export const SERVICE_ACCOUNT_NAME = 'agent-install-operator';
 /** ClusterRole + ClusterRoleBinding name. */
 export const CLUSTER_ROLE_NAME = 'agent-install-operator';
+/** ClusterRole a scraper (e.g. Prometheus's ServiceAccount) is bound to, to read /metrics. */
+export const METRICS_READER_ROLE_NAME = 'agent-install-operator-metrics-reader';
 /**
  * Role + RoleBinding (in the operator namespace) name. Named for its first rule (the Lease); it also
  * lets the operator watch its own Service, Ingress and Route.
@@ -269,7 +271,15 @@ export const RULES: readonly RbacRule[] = [
     verbs: ['create'],
     usedBy: [
       'src/webhooks/kube.ts:accessReviewer (the InfraEnv and Agent webhooks ask whether the requesting user may update a ClusterDeployment in another namespace)',
+      'src/runtime/metrics-auth.ts:MetricsAuthorizer (may the scraper get the non-resource URL /metrics)',
     ],
+  },
+  {
+    scope: 'cluster',
+    apiGroup: 'authentication.k8s.io',
+    resources: ['tokenreviews'],
+    verbs: ['create'],
+    usedBy: ['src/runtime/metrics-auth.ts:MetricsAuthorizer (who is the bearer of a /metrics scrape token)'],
   },
   {
     scope: 'namespace',
@@ -353,6 +363,15 @@ export function rbacObjects(): Map<string, Record<string, unknown>> {
         metadata: { name: CLUSTER_ROLE_NAME, labels: LABELS },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: CLUSTER_ROLE_NAME },
         subjects: [SUBJECT],
+      },
+    ],
+    [
+      'metrics_reader_role.yaml',
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: METRICS_READER_ROLE_NAME, labels: LABELS },
+        rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }],
       },
     ],
     [

@@ -56,9 +56,26 @@ export const runtimeSettings = {
     flag: 'metrics-bind-address',
     env: 'METRICS_BIND_ADDRESS',
     schema: bindAddress,
-    default: ':8080',
-    source: 'kubebuilder go/v3 scaffold (assisted-service operator)',
+    default: ':8443',
+    source: 'kubebuilder go/v4 scaffold (secure metrics; assisted-service served plain :8080)',
     description: "Address for /metrics; '0' disables.",
+  },
+  metricsSecure: {
+    flag: 'metrics-secure',
+    env: 'METRICS_SECURE',
+    schema: bool,
+    default: true,
+    source: 'kubebuilder go/v4 scaffold --metrics-secure (controller-runtime SecureServing)',
+    description:
+      "Serve /metrics over HTTPS to callers whose bearer token passes a TokenReview and who may `get` the non-resource URL /metrics (SubjectAccessReview); 'false' serves plain HTTP to anyone.",
+  },
+  metricsCertDir: {
+    flag: 'metrics-cert-dir',
+    env: 'METRICS_CERT_DIR',
+    schema: z.string(),
+    default: '',
+    source: 'controller-runtime metricsserver CertDir; empty: a self-signed certificate made at start',
+    description: 'Directory with tls.crt and tls.key for the secure metrics server.',
   },
   healthProbeBindAddress: {
     flag: 'health-probe-bind-address',
@@ -194,6 +211,8 @@ export const runtimeSettings = {
 export interface RuntimeConfig {
   kubeconfig: string | undefined;
   metricsBindAddress: string;
+  metricsSecure: boolean;
+  metricsCertDir: string;
   healthProbeBindAddress: string;
   leaderElect: boolean;
   leaderElectionId: string;

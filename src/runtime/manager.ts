@@ -24,6 +24,7 @@ import { HealthServer } from './health.ts';
 import type { Informer } from './informer.ts';
 import { LeaderElector } from './leader-election.ts';
 import { RuntimeMetrics } from './metrics.ts';
+import { MetricsAuthorizer, metricsCertificate } from './metrics-auth.ts';
 import type { ApiResource, KubeObject } from './types.ts';
 
 export interface LeaderElectionOptions {
@@ -48,6 +49,11 @@ export interface ManagerOptions {
   /** /healthz and /readyz; undefined = not served. Same address as metrics = one server. */
   healthProbeAddress?: { host: string; port: number };
   metricsAddress?: { host: string; port: number };
+  /**
+   * Serve /metrics over HTTPS to authorised callers only (metrics-auth.ts), with tls.crt/tls.key
+   * from certDir when given, else a self-signed certificate. Unset: plain HTTP, open to anyone.
+   */
+  secureMetrics?: { certDir?: string };
   /** Namespace to restrict namespaced caches to. */
   namespace?: string;
   /** Per-kind cache restrictions (label selectors, transforms). */
@@ -150,6 +156,7 @@ export class Manager implements ControllerHost {
         : false,
       healthProbeAddress: parseBindAddress(config.healthProbeBindAddress),
       metricsAddress: parseBindAddress(config.metricsBindAddress),
+      ...(config.metricsSecure ? { secureMetrics: { certDir: config.metricsCertDir } } : {}),
       namespace: config.watchNamespace,
       cacheByResource: extra.cacheByResource,
       minWatchTimeoutSeconds: config.minWatchTimeoutMs / 1000,
@@ -336,15 +343,29 @@ export class Manager implements ControllerHost {
       healthz: () => ({ ok: true }),
       readyz: () => (this.isReady() ? { ok: true } : { ok: false, detail: 'caches not synced' }),
     };
+    const secure = this.opts.secureMetrics;
+    // Probes stay plain HTTP (the kubelet), so a secure metrics server never shares their port.
     const same =
-      probe && metrics && probe.host === metrics.host && probe.port === metrics.port && probe.port !== 0;
+      !secure &&
+      probe &&
+      metrics &&
+      probe.host === metrics.host &&
+      probe.port === metrics.port &&
+      probe.port !== 0;
     if (probe) {
       const registry = same ? this.metrics.registry : undefined;
       this.servers.push(new HealthServer({ ...probe, ...checks, registry, logger: this.logger }));
     }
     if (metrics && !same) {
+      const authorizer = secure ? new MetricsAuthorizer(this.client) : undefined;
       this.servers.push(
-        new HealthServer({ ...metrics, registry: this.metrics.registry, logger: this.logger }),
+        new HealthServer({
+          ...metrics,
+          registry: this.metrics.registry,
+          logger: this.logger,
+          ...(secure ? { tls: await metricsCertificate(secure.certDir, this.logger) } : {}),
+          ...(authorizer ? { authorizeMetrics: (h) => authorizer.check(h) } : {}),
+        }),
       );
     }
     await Promise.all(this.servers.map((s) => s.start()));

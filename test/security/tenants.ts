@@ -139,11 +139,12 @@ export async function mintTenant(prefix: string): Promise<Tenant> {
 /**
  * A bearer token for ServiceAccount `name` in `namespace` (created if missing) from the TokenRequest
  * API: a real token the API server's TokenReview accepts, for checks of token-authenticated routes.
+ * With `audiences`, a token meant for someone else (the API server's own TokenReview refuses it).
  */
 export async function serviceAccountToken(
   namespace: string,
   name: string,
-  expirationSeconds = 600,
+  opts: { expirationSeconds?: number; audiences?: string[] } = {},
 ): Promise<string> {
   const client = admin();
   if (!(await client.getIfExists(SERVICE_ACCOUNT, name, namespace))) {
@@ -160,7 +161,10 @@ export async function serviceAccountToken(
       body: {
         apiVersion: 'authentication.k8s.io/v1',
         kind: 'TokenRequest',
-        spec: { expirationSeconds },
+        spec: {
+          expirationSeconds: opts.expirationSeconds ?? 600,
+          ...(opts.audiences ? { audiences: opts.audiences } : {}),
+        },
       },
     },
   );

@@ -18,6 +18,8 @@ describe('operator process', () => {
         LEADER_ELECT: 'true',
         HEALTH_PROBE_BIND_ADDRESS: `127.0.0.1:${probe}`,
         METRICS_BIND_ADDRESS: `127.0.0.1:${metrics}`,
+        // Plain HTTP here; the secure metrics server (the default) is covered by test/security/metrics.test.ts.
+        METRICS_SECURE: 'false',
         API_PORT: String(api),
         API_BIND_HOST: '127.0.0.1',
       },

@@ -45,6 +45,7 @@ describe('RBAC rules', () => {
       'cluster config.openshift.io clusterversions: get',
       'cluster config.openshift.io clusteroperators: get',
       'cluster authorization.k8s.io subjectaccessreviews: create',
+      'cluster authentication.k8s.io tokenreviews: create',
       'namespace core services: list,watch',
       'namespace networking.k8s.io ingresses: list,watch',
       'namespace route.openshift.io routes: list,watch',

@@ -24,7 +24,9 @@ describe('runtime configuration', () => {
       cacheSyncTimeoutMs: 120_000,
       gracefulShutdownTimeoutMs: 30_000,
       minWatchTimeoutMs: 300_000,
-      metricsBindAddress: ':8080',
+      metricsBindAddress: ':8443',
+      metricsSecure: true,
+      metricsCertDir: '',
       healthProbeBindAddress: ':8081',
       logLevel: 'info',
     });
