@@ -9,7 +9,7 @@ import { type HostServer, startHostServer } from '../controllers/hosts/server.ts
 import { registerControllers } from '../controllers/index.ts';
 import { Manager } from '../runtime/index.ts';
 import { accessReviewer, clusterDeploymentGetter, selfUserName } from '../webhooks/kube.ts';
-import { startWebhookServer, type WebhookServer } from '../webhooks/server.ts';
+import { startWebhookServer, type WebhookServer, watchCertificateFiles } from '../webhooks/server.ts';
 import { BaseUrlDiscovery, baseUrlCacheOptions } from './base-url-discovery.ts';
 import type { OperatorConfig } from './config.ts';
 import { OperatorContext, operatorCacheOptions } from './context.ts';
@@ -47,7 +47,7 @@ async function startWebhooks(ctx: OperatorContext, port: number, certDir: string
     );
     return undefined;
   });
-  return startWebhookServer({
+  const server = await startWebhookServer({
     certPem,
     keyPem,
     port,
@@ -57,6 +57,15 @@ async function startWebhooks(ctx: OperatorContext, port: number, certDir: string
     reviewAccess: accessReviewer(ctx.client),
     ...(self ? { relaxedUsers: [self] } : {}),
   });
+  // A rotated certificate is picked up without a restart (an expired one would block every write).
+  const watch = watchCertificateFiles(server, certDir, { certPem, keyPem }, { logger });
+  return {
+    ...server,
+    close: async () => {
+      watch.stop();
+      await server.close();
+    },
+  };
 }
 
 /**

@@ -2,14 +2,20 @@
 // admission.ts), GET /healthz and /readyz. Bodies that are not AdmissionReviews get 400; a body
 // over the size limit gets 413; unexpected failures get 500 and are logged, never thrown.
 
+import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type AdmissionDependencies, handleAdmissionReview, webhookByPath } from './admission.ts';
 
 /** The API server sends at most two objects of ~1.5 MiB each plus the envelope. */
 export const MAX_ADMISSION_BODY_BYTES = 8 * 1024 * 1024;
+/** The API server gives a webhook at most 30 s; a request taking longer is abandoned anyway. */
+export const ADMISSION_REQUEST_TIMEOUT_MS = 30_000;
+/** How often the serving certificate files are checked for a rotation. */
+export const CERT_RELOAD_INTERVAL_MS = 10_000;
 
 export interface WebhookServerOptions extends AdmissionDependencies {
   certPem: string;
@@ -121,6 +127,8 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     socket.destroy();
   });
   server.on('tlsClientError', (err) => log?.debug({ err }, 'admission: TLS handshake failed'));
+  server.requestTimeout = ADMISSION_REQUEST_TIMEOUT_MS;
+  server.headersTimeout = ADMISSION_REQUEST_TIMEOUT_MS;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -143,4 +151,45 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
         server.closeAllConnections();
       }),
   };
+}
+
+export interface CertificateWatch {
+  stop(): void;
+}
+
+/**
+ * Re-reads tls.crt and tls.key in `certDir` every `intervalMs` and installs them when they
+ * changed (cert-manager or the service-ca operator rotate the mounted Secret in place). A pair
+ * that does not load (half-written, mismatched) is skipped until the next check.
+ */
+export function watchCertificateFiles(
+  server: Pick<WebhookServer, 'setCertificate'>,
+  certDir: string,
+  current: { certPem: string; keyPem: string },
+  opts: { intervalMs?: number; logger?: Logger } = {},
+): CertificateWatch {
+  let last = `${current.certPem}\0${current.keyPem}`;
+  let running = false;
+  const check = async () => {
+    if (running) return;
+    running = true;
+    try {
+      const [certPem, keyPem] = await Promise.all([
+        readFile(join(certDir, 'tls.crt'), 'utf8'),
+        readFile(join(certDir, 'tls.key'), 'utf8'),
+      ]);
+      const seen = `${certPem}\0${keyPem}`;
+      if (seen === last) return;
+      server.setCertificate(certPem, keyPem);
+      last = seen;
+      opts.logger?.info({ certDir }, 'admission: serving certificate reloaded');
+    } catch (err) {
+      opts.logger?.warn({ err: String(err) }, 'admission: serving certificate not reloaded');
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void check(), opts.intervalMs ?? CERT_RELOAD_INTERVAL_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }

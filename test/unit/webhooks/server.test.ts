@@ -1,7 +1,15 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'node:tls';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CertificateAuthority } from '../../../src/util/pki.ts';
-import { startWebhookServer, type WebhookServer } from '../../../src/webhooks/server.ts';
+import {
+  startWebhookServer,
+  type WebhookServer,
+  watchCertificateFiles,
+} from '../../../src/webhooks/server.ts';
 
 let ca: CertificateAuthority;
 let server: WebhookServer;
@@ -112,6 +120,52 @@ describe('webhook HTTPS server', () => {
       await res.body.dump();
     } finally {
       await fresh.close();
+    }
+  });
+});
+
+describe('serving certificate rotation', () => {
+  it('a certificate rewritten in the directory is served without a restart', async () => {
+    const issue = (commonName: string) =>
+      ca.issue({ commonName, dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], server: true });
+    const first = await issue('first');
+    const dir = await mkdtemp(join(tmpdir(), 'webhook-certs-'));
+    await writeFile(join(dir, 'tls.crt'), first.certPem);
+    await writeFile(join(dir, 'tls.key'), first.keyPem);
+    const rotating = await startWebhookServer({
+      certPem: first.certPem,
+      keyPem: first.keyPem,
+      port: 0,
+      host: '127.0.0.1',
+    });
+    const watch = watchCertificateFiles(rotating, dir, first, { intervalMs: 50 });
+    const servedName = () =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(
+          { port: rotating.port, host: '127.0.0.1', ca: ca.certPem, servername: 'localhost' },
+          () => {
+            const cn = socket.getPeerCertificate().subject?.CN;
+            socket.end();
+            resolve(String(cn));
+          },
+        );
+        socket.on('error', reject);
+      });
+    try {
+      expect(await servedName()).toBe('first');
+      const second = await issue('second');
+      await writeFile(join(dir, 'tls.key'), second.keyPem);
+      await writeFile(join(dir, 'tls.crt'), second.certPem);
+      let served = 'first';
+      for (let i = 0; i < 100 && served !== 'second'; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        served = await servedName();
+      }
+      expect(served).toBe('second');
+    } finally {
+      watch.stop();
+      await rotating.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
