@@ -23,6 +23,7 @@ import { AGENT_CLUSTER_INSTALL } from '../../operator/resources.ts';
 import { clusterView } from '../../operator/views.ts';
 import { keyOf, updateStatus } from '../../runtime/index.ts';
 import {
+  type CallContext,
   type ClusterFileName,
   type CredentialFileName,
   done,
@@ -33,7 +34,12 @@ import {
   type Outcome,
   ok,
 } from '../../server/api/backend.ts';
-import type { LocalAuth } from '../../server/auth/index.ts';
+import {
+  agentClusterDownload,
+  type ClusterDownloadRoute,
+  HOST_INSTALL_STATES,
+  type LocalAuth,
+} from '../../server/auth/index.ts';
 import { operatorEventsFor } from '../events.ts';
 import type { AgentCluster } from '../records/index.ts';
 import {
@@ -152,6 +158,32 @@ export function clusterBackend(ctx: OperatorContext, deps: ClusterBackendDeps): 
     return found.cluster.status;
   }
 
+  /** Agent tokens get only what the installer and controller fetch, while it installs (host-downloads.ts). */
+  function agentMayDownload(
+    call: CallContext,
+    found: Located,
+    route: ClusterDownloadRoute,
+    fileName: string,
+  ): Outcome<never> | undefined {
+    const { principal } = call;
+    if (principal.scheme !== 'agent') return undefined;
+    const { subject } = principal;
+    const hosts = found.cluster.hosts;
+    const participating = hosts.some(
+      (h) =>
+        HOST_INSTALL_STATES.includes(h.status) &&
+        (subject.kind === 'cluster' || h.infra_env_id.toLowerCase() === subject.id.toLowerCase()),
+    );
+    const decision = agentClusterDownload({
+      route,
+      fileName,
+      clusterId: found.cluster.id,
+      clusterState: found.cluster.status,
+      participating,
+    });
+    return decision.ok ? undefined : fail(decision.status, decision.reason);
+  }
+
   async function download(clusterId: string, name: string, what: string): Promise<Outcome<FileDownload>> {
     const bytes = await readClusterFile(ctx, clusterId, name);
     if (!bytes) return fail(409, `${what} ${name} for cluster ${clusterId} is not available yet`);
@@ -165,15 +197,19 @@ export function clusterBackend(ctx: OperatorContext, deps: ClusterBackendDeps): 
       return ok(apiCluster(found.cluster));
     },
 
-    async downloadClusterFile(_call, input) {
+    async downloadClusterFile(call, input) {
       const found = await locate(input.clusterId);
       if (isOutcome(found)) return found;
+      const refused = agentMayDownload(call, found, 'files', input.fileName);
+      if (refused) return refused;
       return download(found.cluster.id, input.fileName satisfies ClusterFileName, 'File');
     },
 
-    async downloadClusterCredentials(_call, input) {
+    async downloadClusterCredentials(call, input) {
       const found = await locate(input.clusterId);
       if (isOutcome(found)) return found;
+      const refused = agentMayDownload(call, found, 'credentials', input.fileName);
+      if (refused) return refused;
       return download(found.cluster.id, input.fileName satisfies CredentialFileName, 'Credentials file');
     },
 

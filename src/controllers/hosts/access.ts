@@ -2,7 +2,7 @@
 // have synced the answers are unknown: both methods reject, and the request gets 503 (agents
 // retry) instead of a 401 that would stop them for good.
 
-import type { Agent, InfraEnv } from '../../api/index.ts';
+import type { Agent, ClusterDeployment, InfraEnv } from '../../api/index.ts';
 import type { OperatorContext } from '../../operator/context.ts';
 import { crossNamespaceRefusal } from '../../operator/references.ts';
 import { keyOf } from '../../runtime/index.ts';
@@ -50,26 +50,40 @@ export class CacheAccessResolver implements AccessResolver {
     return this.ctx.informers.agents.store.list().find((a) => a.metadata.name === id);
   }
 
-  /** The clusters (ClusterDeployment uids) an infra-env is bound to or has hosts in. */
+  /**
+   * The clusters (ClusterDeployment uids) an infra-env's tokens open: those one of its hosts is
+   * bound to right now (status and spec agree) while that host still needs the cluster — until a
+   * day-1 cluster is installed, or until a day-2 host has joined. A clusterRef alone opens nothing:
+   * no client calls cluster routes before one of the infra-env's hosts is bound.
+   */
   private clustersOfInfraEnv(ie: InfraEnv): Set<string> {
     const out = new Set<string>();
     const ns = ie.metadata.namespace ?? '';
-    const ref = ie.spec.clusterRef;
-    const refused =
-      ref?.name &&
-      crossNamespaceRefusal(this.ctx.settings, 'InfraEnv', ns, {
-        namespace: ref.namespace || ns,
-        name: ref.name,
-      });
-    if (ref?.name && !refused) {
-      const cd = this.ctx.informers.clusterDeployments.get(ref.namespace || ns, ref.name);
-      if (cd?.metadata.uid) out.add(cd.metadata.uid);
-    }
     for (const a of this.ctx.agentsOfInfraEnv(keyOf(ns, ie.metadata.name ?? ''))) {
       const cid = a.status?.backend?.clusterID;
-      if (cid) out.add(cid);
+      if (!cid || out.has(cid)) continue;
+      const cd = this.ctx.clusterDeploymentById(cid);
+      if (cd && boundTo(a, cd) && this.honoured(a, cd) && this.hostNeedsCluster(a, cd)) out.add(cid);
     }
     return out;
+  }
+
+  /** A binding to another namespace counts only where the cross-namespace setting honours it. */
+  private honoured(agent: Agent, cd: ClusterDeployment): boolean {
+    return !crossNamespaceRefusal(this.ctx.settings, 'Agent', agent.metadata.namespace ?? '', {
+      namespace: cd.metadata.namespace ?? '',
+      name: cd.metadata.name ?? '',
+    });
+  }
+
+  private hostNeedsCluster(agent: Agent, cd: ClusterDeployment): boolean {
+    const aci = this.ctx.aciOfCluster(keyOf(cd.metadata.namespace, cd.metadata.name ?? ''));
+    const backend = aci?.status?.backend;
+    const state = backend?.state ?? aci?.status?.debugInfo?.state;
+    if (backend?.kind === 'AddHostsCluster' || state === 'adding-hosts') {
+      return !JOINED_HOST_STATES.includes(agent.status?.debugInfo?.state ?? '');
+    }
+    return state !== 'installed';
   }
 
   private coveredByInfraEnv(infraEnvId: string, target: AccessTarget): boolean {
@@ -109,6 +123,16 @@ export class CacheAccessResolver implements AccessResolver {
     }
     return true;
   }
+}
+
+/** Host states after which a day-2 host no longer calls its cluster. */
+const JOINED_HOST_STATES = ['added-to-existing-cluster', 'installed'];
+
+/** Whether the Agent's spec binds it to `cd` (its status alone may lag behind an unbind). */
+function boundTo(agent: Agent, cd: ClusterDeployment): boolean {
+  const ref = agent.spec.clusterDeploymentName;
+  if (!ref?.name) return false;
+  return ref.name === cd.metadata.name && (ref.namespace || agent.metadata.namespace) === cd.metadata.namespace;
 }
 
 export function ownerInfraEnvUid(agent: Agent): string | undefined {

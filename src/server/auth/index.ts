@@ -27,3 +27,12 @@ export {
 export { MemoryKeyStore } from './memory-key-store.ts';
 export { CLUSTER_CLAIM, INFRA_ENV_CLAIM, peekClaims, subjectOf, URL_KIND_CLAIM } from './tokens.ts';
 export * from './types.ts';
+export {
+  AGENT_CLUSTER_DOWNLOADS,
+  type AgentDownloadRequest,
+  agentClusterDownload,
+  CLUSTER_INSTALL_STATES,
+  type ClusterDownloadRoute,
+  type DownloadDecision,
+  HOST_INSTALL_STATES,
+} from './host-downloads.ts';

@@ -1,7 +1,8 @@
 // Local authentication (agent-api.md §7.2, §7.3) with the operator's tightening: tokens are
 // checked against what they open (spec README). Agent tokens (X-Secret-Key) are bound to their
-// infra-env and the clusters its hosts belong to; download tokens (`api_key`) are bound to one
-// record and one URL kind, and expire.
+// infra-env and the clusters its hosts are being installed in (AccessResolver.covers; which cluster
+// files they may fetch: host-downloads.ts); download tokens (`api_key`) are bound to one record and
+// one URL kind, and expire.
 
 import {
   apiKeyOf,

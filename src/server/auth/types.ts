@@ -56,11 +56,13 @@ export interface AccessResolver {
   exists(subject: TokenSubject): Promise<boolean>;
   /**
    * Whether every record named in `target` belongs to `subject`. Asked only when the target is not
-   * trivially the subject itself. Meaning: for an infra-env subject, a cluster is covered when the
-   * infra-env is bound to it or has a host in it, and a host (of any infra-env) is covered when it
-   * is in the subject infra-env or in such a cluster — the bootstrap's installer and the
-   * in-cluster controller use one infra-env's token to report progress of every host of the
-   * cluster. For a cluster subject, a host or infra-env is covered when it belongs to that cluster.
+   * trivially the subject itself. Meaning: for an infra-env subject, a cluster is covered while one
+   * of the infra-env's hosts is bound to it and still needs it (a day-1 cluster not yet installed,
+   * a day-2 host not yet joined) — a clusterRef alone opens nothing — and a host (of any infra-env)
+   * is covered when it is in the subject infra-env or in such a cluster: the bootstrap's installer
+   * and the in-cluster controller use one infra-env's token to report progress of every host of
+   * the cluster. For a cluster subject, a host or infra-env is covered when it belongs to that
+   * cluster.
    */
   covers(subject: TokenSubject, target: AccessTarget): Promise<boolean>;
 }

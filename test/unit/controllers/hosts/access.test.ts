@@ -1,5 +1,6 @@
 // What an agent token or a download token opens, answered from the caches: an infra-env's token
-// covers its own hosts, the clusters it is bound to or has hosts in, and those clusters' hosts.
+// covers its own hosts, the clusters one of its hosts is bound to while that host still needs it
+// (not yet installed; day 2: not yet joined), and those clusters' hosts.
 import { describe, expect, it } from 'vitest';
 import type { Agent, ClusterDeployment, InfraEnv } from '../../../../src/api/index.ts';
 import { CacheAccessResolver } from '../../../../src/controllers/hosts/access.ts';
@@ -20,22 +21,49 @@ function infraEnv(name: string, uid: string, cluster?: string): InfraEnv {
   } as InfraEnv;
 }
 
-function agent(name: string, infraEnvName: string, infraEnvId: string, clusterId?: string): Agent {
+const CD_NAMES: Record<string, string> = { [CD]: 'spoke', [OTHER_CD]: 'other' };
+
+function agent(
+  name: string,
+  infraEnvName: string,
+  infraEnvId: string,
+  clusterId?: string,
+  opts: { specCluster?: string | null; state?: string } = {},
+): Agent {
+  const specCluster = opts.specCluster === undefined ? (clusterId && CD_NAMES[clusterId]) : opts.specCluster;
   return {
     metadata: { name, namespace: 'ns', labels: { 'infraenvs.agent-install.openshift.io': infraEnvName } },
-    spec: { approved: false, role: '' },
-    status: { role: '', backend: { infraEnvID: infraEnvId, ...(clusterId ? { clusterID: clusterId } : {}) } },
+    spec: {
+      approved: false,
+      role: '',
+      ...(specCluster ? { clusterDeploymentName: { name: specCluster, namespace: 'ns' } } : {}),
+    },
+    status: {
+      role: '',
+      debugInfo: { state: opts.state ?? 'known' },
+      backend: { infraEnvID: infraEnvId, ...(clusterId ? { clusterID: clusterId } : {}) },
+    },
   } as unknown as Agent;
 }
 
-function fakeContext(synced = true): OperatorContext {
+interface World {
+  agents?: Agent[];
+  /** Backend state and kind of the spoke cluster's AgentClusterInstall. */
+  spoke?: { state: string; kind?: string };
+}
+
+function fakeContext(synced = true, world: World = {}): OperatorContext {
   const ies = [infraEnv('a', IE_A), infraEnv('b', IE_B, 'spoke')];
   const cds = [
     { metadata: { name: 'spoke', namespace: 'ns', uid: CD } },
     { metadata: { name: 'other', namespace: 'ns', uid: OTHER_CD } },
   ] as ClusterDeployment[];
   // H1 in A (bound to the cluster), H2 in B (the cluster's infra-env), H3 in A, unbound.
-  const agents = [agent(H1, 'a', IE_A, CD), agent(H2, 'b', IE_B, CD), agent(H3, 'a', IE_A)];
+  const agents = world.agents ?? [agent(H1, 'a', IE_A, CD), agent(H2, 'b', IE_B, CD), agent(H3, 'a', IE_A)];
+  const spoke = world.spoke ?? { state: 'installing' };
+  const acis: Record<string, unknown> = {
+    'ns/spoke': { status: { backend: { state: spoke.state, kind: spoke.kind ?? 'Cluster' } } },
+  };
   const informer = <T extends { metadata: { name?: string; namespace?: string } }>(items: T[]) => ({
     hasSynced: () => synced,
     get: (ns: string | undefined, name: string) =>
@@ -46,6 +74,7 @@ function fakeContext(synced = true): OperatorContext {
     informers: { infraEnvs: informer(ies), agents: informer(agents), clusterDeployments: informer(cds) },
     infraEnvById: (id: string) => ies.find((i) => i.metadata.uid === id),
     clusterDeploymentById: (id: string) => cds.find((c) => c.metadata.uid === id),
+    aciOfCluster: (key: string) => acis[key],
     agentsOfInfraEnv: (key: string) =>
       agents.filter((a) => `ns/${a.metadata.labels?.['infraenvs.agent-install.openshift.io']}` === key),
   } as unknown as OperatorContext;
@@ -81,6 +110,52 @@ describe('CacheAccessResolver', () => {
     expect(await r.covers(c, { hostId: H3 })).toBe(false);
     expect(await r.covers(c, { infraEnvId: IE_B })).toBe(true);
     expect(await r.covers(c, { infraEnvId: IE_A })).toBe(true); // A has a host in the cluster
+  });
+
+  // One row per way a cluster stops (or never starts) being open to an infra-env's token.
+  const cases: { name: string; world: World; token: string; covered: boolean }[] = [
+    { name: 'bound host, cluster installing', world: {}, token: IE_A, covered: true },
+    {
+      name: 'clusterRef alone (no host of the infra-env bound)',
+      world: { agents: [agent(H3, 'b', IE_B)] },
+      token: IE_B,
+      covered: false,
+    },
+    {
+      name: 'host whose spec no longer names the cluster (unbinding)',
+      world: { agents: [agent(H1, 'a', IE_A, CD, { specCluster: null })] },
+      token: IE_A,
+      covered: false,
+    },
+    {
+      name: 'host whose spec names another cluster than its status',
+      world: { agents: [agent(H1, 'a', IE_A, CD, { specCluster: 'other' })] },
+      token: IE_A,
+      covered: false,
+    },
+    { name: 'day-1 cluster installed', world: { spoke: { state: 'installed' } }, token: IE_A, covered: false },
+    {
+      name: 'day-2 cluster, host still installing',
+      world: {
+        spoke: { state: 'adding-hosts', kind: 'AddHostsCluster' },
+        agents: [agent(H1, 'a', IE_A, CD, { state: 'installing-in-progress' })],
+      },
+      token: IE_A,
+      covered: true,
+    },
+    {
+      name: 'day-2 cluster, host joined',
+      world: {
+        spoke: { state: 'adding-hosts', kind: 'AddHostsCluster' },
+        agents: [agent(H1, 'a', IE_A, CD, { state: 'added-to-existing-cluster' })],
+      },
+      token: IE_A,
+      covered: false,
+    },
+  ];
+  it.each(cases)('infra-env token and its cluster: $name', async ({ world, token, covered }) => {
+    const resolver = new CacheAccessResolver(fakeContext(true, world));
+    expect(await resolver.covers(ieToken(token), { clusterId: CD })).toBe(covered);
   });
 
   it('rejects (503 upstream of here) while the caches have not synced', async () => {
