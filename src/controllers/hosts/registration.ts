@@ -3,8 +3,10 @@
 // finalizer, spec.approved=false, role "", bound to the InfraEnv's cluster when it has one — then
 // one status write with the core's new host record. A known host re-registering (agent restart,
 // runner exit, reboot into discovery) runs the RegisterHost transition on its record. An Agent of
-// the same name from another infra-env is taken over: upstream unregisters the old host and resets
-// the Agent's spec and metadata.
+// the same name that belongs to another live InfraEnv is never touched: the registration gets 409
+// and the Agent a Warning Event (upstream takes it over whatever its state, so one InfraEnv's token
+// could unbind and unapprove another's host). Only an Agent whose InfraEnv is gone or going is
+// taken over, as upstream does: the old host is unregistered and the Agent's spec and metadata reset.
 
 import type { Agent, ClusterReference, InfraEnv } from '../../api/index.ts';
 import {
@@ -29,11 +31,13 @@ import { fail, fromSmError, type Outcome, ok } from '../../server/api/backend.ts
 import type { LocalAuth } from '../../server/auth/index.ts';
 import { currentSpecSyncError, projectAgentStatus } from '../agent/project.ts';
 import { type AgentCluster, type AgentHost, agentToHost } from '../records/index.ts';
+import { ownerInfraEnvUid } from './access.ts';
 import {
   agentBelongsTo,
   clusterRecordById,
   forgetUnknownHost,
   hostFacts,
+  infraEnvOfAgent,
   infraEnvRecordOf,
 } from './lookup.ts';
 import type { HostMemory } from './memory.ts';
@@ -133,6 +137,26 @@ function withApproval(result: HostResult, approved: boolean): HostResult {
   return result.ok ? { ...result, host: { ...result.host, approved } as AgentHost } : result;
 }
 
+/** Reason of the Event on an Agent another InfraEnv's host tried to register as. */
+export const REGISTRATION_CONFLICT_REASON = 'RegistrationConflict';
+
+/** 409 (and an Event on the Agent) when `existing` belongs to another InfraEnv that still lives. */
+function takeOverConflict(ctx: OperatorContext, existing: Agent, ie: InfraEnv): Outcome<never> | undefined {
+  // The InfraEnv it belongs to by the same rule as agentBelongsTo: recorded uid, owner, then label.
+  const uid = existing.status?.backend?.infraEnvID ?? ownerInfraEnvUid(existing);
+  const holder = uid ? ctx.infraEnvById(uid.toLowerCase()) : infraEnvOfAgent(ctx, existing);
+  if (!holder || holder.metadata.deletionTimestamp || holder.metadata.uid === ie.metadata.uid)
+    return undefined;
+  const ns = existing.metadata.namespace ?? '';
+  const name = existing.metadata.name ?? '';
+  const message =
+    `host ${name} is already registered through infra env ${holder.metadata.name}; ` +
+    `it cannot register through infra env ${ie.metadata.name} while that one exists ` +
+    `(delete Agent ${ns}/${name} first to move the host)`;
+  ctx.mgr.events.event(existing, 'Warning', REGISTRATION_CONFLICT_REASON, message);
+  return fail(409, message);
+}
+
 export async function registerHostAgent(
   ctx: OperatorContext,
   deps: RegistrationDeps,
@@ -163,10 +187,11 @@ export async function registerHostAgent(
       specSyncError: currentSpecSyncError(agent),
     });
 
-  const known =
-    existing &&
-    (agentBelongsTo(existing, ie) ||
-      (cluster !== undefined && existing.status?.backend?.clusterID === cluster.id));
+  const known = existing && agentBelongsTo(existing, ie);
+  if (existing && !known) {
+    const conflict = takeOverConflict(ctx, existing, ie);
+    if (conflict) return conflict;
+  }
   if (existing && known) {
     // Re-registration: the host keeps its record; RegisterHost decides what becomes of it.
     const facts = hostFacts(ctx, deps.memory, hostId);
