@@ -69,6 +69,11 @@ export const INFRAENV_IRONIC_AGENT_IMAGE_OVERRIDE_ANNOTATION =
   'infraenv.agent-install.openshift.io/ironic-agent-image-override';
 /** `v4`, `v6` or `v4,v6`. */
 export const INFRAENV_IP_FAMILY_ANNOTATION = 'infraenv.agent-install.openshift.io/ip-family';
+/**
+ * Not upstream: set or change it (any value, e.g. a counter) to revoke every agent and download
+ * token of the InfraEnv; its image is rebuilt with a fresh token (docs/operations.md "Host tokens").
+ */
+export const INFRAENV_TOKEN_GENERATION_ANNOTATION = 'infraenv.agent-install.openshift.io/token-generation';
 /** Comma-separated InfraEnv label keys copied into Agent spec.nodeLabels. */
 export const INFRAENV_PROPAGATE_NODE_LABELS_ANNOTATION =
   'infraenv.agent-install.openshift.io/propagate-node-labels';

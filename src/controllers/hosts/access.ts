@@ -3,6 +3,7 @@
 // retry) instead of a 401 that would stop them for good.
 
 import type { Agent, ClusterDeployment, InfraEnv } from '../../api/index.ts';
+import { INFRAENV_TOKEN_GENERATION_ANNOTATION } from '../../api/index.ts';
 import type { OperatorContext } from '../../operator/context.ts';
 import { crossNamespaceRefusal } from '../../operator/references.ts';
 import { keyOf } from '../../runtime/index.ts';
@@ -37,6 +38,12 @@ export class CacheAccessResolver implements AccessResolver {
     return subject.kind === 'infra-env'
       ? this.coveredByInfraEnv(subject.id.toLowerCase(), target)
       : this.coveredByCluster(subject.id.toLowerCase(), target);
+  }
+
+  generation(subject: TokenSubject): string | undefined {
+    if (subject.kind !== 'infra-env') return undefined;
+    const ie = this.ctx.infraEnvById(subject.id.toLowerCase());
+    return ie?.metadata.annotations?.[INFRAENV_TOKEN_GENERATION_ANNOTATION];
   }
 
   /** The host's Agent (host ids are agent names), looked up in the likely namespaces first. */
@@ -132,7 +139,9 @@ const JOINED_HOST_STATES = ['added-to-existing-cluster', 'installed'];
 function boundTo(agent: Agent, cd: ClusterDeployment): boolean {
   const ref = agent.spec.clusterDeploymentName;
   if (!ref?.name) return false;
-  return ref.name === cd.metadata.name && (ref.namespace || agent.metadata.namespace) === cd.metadata.namespace;
+  return (
+    ref.name === cd.metadata.name && (ref.namespace || agent.metadata.namespace) === cd.metadata.namespace
+  );
 }
 
 export function ownerInfraEnvUid(agent: Agent): string | undefined {

@@ -10,7 +10,7 @@
 // the enqueue bus ('infraenv'), the moment local authentication becomes available, and a change of
 // the base URLs (ctx.onUrlsChange).
 import type { AgentClusterInstall, ClusterDeployment, InfraEnv, NMStateConfig } from '../../api/index.ts';
-import { INFRAENV_FINALIZER } from '../../api/index.ts';
+import { INFRAENV_FINALIZER, INFRAENV_TOKEN_GENERATION_ANNOTATION } from '../../api/index.ts';
 import type { OperatorContext } from '../../operator/context.ts';
 import {
   AGENT_CLUSTER_INSTALL,
@@ -92,7 +92,10 @@ function nmStateMapper(ctx: OperatorContext): (nm: NMStateConfig) => string[] {
 const specOrDeletionChanged = updateWhen<KubeObject>(
   (o, n) =>
     o.metadata.generation !== n.metadata.generation ||
-    (o.metadata.deletionTimestamp ?? '') !== (n.metadata.deletionTimestamp ?? ''),
+    (o.metadata.deletionTimestamp ?? '') !== (n.metadata.deletionTimestamp ?? '') ||
+    // Token revocation rebuilds the image.
+    o.metadata.annotations?.[INFRAENV_TOKEN_GENERATION_ANNOTATION] !==
+      n.metadata.annotations?.[INFRAENV_TOKEN_GENERATION_ANNOTATION],
 );
 
 export function register(ctx: OperatorContext): void {

@@ -23,6 +23,7 @@ import { normalizeArch } from '../agentserviceconfig/os-images.ts';
 import type { ServiceConfig } from '../agentserviceconfig/service-config.ts';
 import { ironicOverrideFor } from '../ppi/ironic.ts';
 import { imageDigest, infraEnvToRecord, releaseFromImageTag } from '../records/index.ts';
+import { tokenGenerationOf } from './services.ts';
 
 /** The InfraEnv controller's default image type (ISO_IMAGE_TYPE, kubeapi.md §5). */
 export const DEFAULT_IMAGE_TYPE = 'minimal-iso';
@@ -239,7 +240,8 @@ export function checkImageInputs(inputs: ImageInputs): ImageProblem | undefined 
 /**
  * Hash of everything in the image: the record (records.imageDigest), the image type, the OS
  * image, the mirror configuration and the service settings written into the ignition. The agent
- * token is left out: it is re-signed per process but opens the same infra-env.
+ * token is left out (it is re-signed per process but opens the same infra-env); its generation is
+ * in, so revoking the tokens rebuilds the image.
  */
 export function imageDigestOf(
   inputs: ImageInputs,
@@ -256,5 +258,8 @@ export function imageDigestOf(
     serviceMirrors: inputs.config.mirrorRegistries ?? null,
     ...service,
   };
+  // A new token generation (revocation) is a new image; absent, digests stay as they were.
+  const generation = tokenGenerationOf(inputs.infraEnv);
+  if (generation !== undefined) Object.assign(material, { tokenGeneration: generation });
   return createHash('sha256').update(canonicalJson(material)).digest('hex');
 }

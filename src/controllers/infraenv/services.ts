@@ -7,11 +7,13 @@
 //   `mountImageRoutes(ctx, server, auth)` or `infraEnvBackend(ctx, { auth })` (both call
 //   `setAuth`), or a direct `setAuth(ctx, auth)`. Until then the InfraEnv controller writes
 //   nothing and waits; `onAuth` listeners (the controller) re-enqueue every InfraEnv once it is set.
-// * the agent token of each infra-env, signed once per process: the token is part of the ISO's
-//   embedded ignition, and ECDSA signatures are randomised, so re-signing per request would make
-//   consecutive Range requests of one download disagree.
+// * the agent token of each infra-env, signed once per process and token generation: the token is
+//   part of the ISO's embedded ignition, and ECDSA signatures are randomised, so re-signing per
+//   request would make consecutive Range requests of one download disagree.
 // * the base image cache (`<dataDir>/images`) and what is known about each OS image's download.
 import { join } from 'node:path';
+import type { InfraEnv } from '../../api/index.ts';
+import { INFRAENV_TOKEN_GENERATION_ANNOTATION } from '../../api/index.ts';
 import type { OperatorContext } from '../../operator/context.ts';
 import type { LocalAuth } from '../../server/auth/index.ts';
 import {
@@ -32,12 +34,14 @@ export const BASE_IMAGE_RETRY_MS = 60_000;
 export class ImageServices {
   private authValue: LocalAuth | undefined;
   private readonly authListeners: (() => void)[] = [];
-  private readonly agentTokens = new Map<string, string>();
+  private readonly agentTokens = new Map<string, { generation: string | undefined; token: string }>();
+  private readonly ctx: OperatorContext;
   private readonly baseImages = new Map<string, BaseImageState>();
   private readonly baseImageListeners: (() => void)[] = [];
   readonly cache: BaseImageCache;
 
   constructor(ctx: OperatorContext) {
+    this.ctx = ctx;
     this.cache = new BaseImageCache({
       dataDir: join(ctx.settings.dataDir, 'images'),
       logger: ctx.logger.child({ component: 'base-images' }),
@@ -64,15 +68,18 @@ export class ImageServices {
     this.authListeners.push(listener);
   }
 
-  /** The infra-env's agent token (X-Secret-Key / PULL_SECRET_TOKEN), stable for the process. */
+  /**
+   * The infra-env's agent token (X-Secret-Key / PULL_SECRET_TOKEN), stable for the process until
+   * the InfraEnv's token generation changes (revocation).
+   */
   agentToken(infraEnvId: string): string {
     const auth = this.authValue;
     if (!auth) throw new Error('local authentication is not set up yet');
-    let token = this.agentTokens.get(infraEnvId);
-    if (!token) {
-      token = auth.issueAgentToken({ kind: 'infra-env', id: infraEnvId });
-      this.agentTokens.set(infraEnvId, token);
-    }
+    const generation = tokenGenerationOf(this.ctx.infraEnvById(infraEnvId.toLowerCase()));
+    const cached = this.agentTokens.get(infraEnvId);
+    if (cached && cached.generation === generation) return cached.token;
+    const token = auth.issueAgentToken({ kind: 'infra-env', id: infraEnvId });
+    this.agentTokens.set(infraEnvId, { generation, token });
     return token;
   }
 
@@ -127,6 +134,11 @@ export class ImageServices {
   close(): void {
     this.cache.close();
   }
+}
+
+/** The InfraEnv's token-generation annotation (revocation), if set. */
+export function tokenGenerationOf(ie: InfraEnv | undefined): string | undefined {
+  return ie?.metadata.annotations?.[INFRAENV_TOKEN_GENERATION_ANNOTATION] || undefined;
 }
 
 /** One entry per cached file and source URL (a changed URL is a new download). */

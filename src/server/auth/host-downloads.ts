@@ -63,7 +63,11 @@ export function agentClusterDownload(request: AgentDownloadRequest): DownloadDec
   const { route, fileName, clusterId, clusterState } = request;
   const allowed = AGENT_CLUSTER_DOWNLOADS.find((d) => d.route === route && d.fileName === fileName);
   if (!allowed) {
-    return { ok: false, status: 403, reason: `${fileName} of cluster ${clusterId} is not served to agent tokens` };
+    return {
+      ok: false,
+      status: 403,
+      reason: `${fileName} of cluster ${clusterId} is not served to agent tokens`,
+    };
   }
   if (!CLUSTER_INSTALL_STATES.includes(clusterState)) {
     return {

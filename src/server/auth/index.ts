@@ -8,6 +8,15 @@ export {
   needsReissue,
   withApiKey,
 } from './download-urls.ts';
+export {
+  AGENT_CLUSTER_DOWNLOADS,
+  type AgentDownloadRequest,
+  agentClusterDownload,
+  CLUSTER_INSTALL_STATES,
+  type ClusterDownloadRoute,
+  type DownloadDecision,
+  HOST_INSTALL_STATES,
+} from './host-downloads.ts';
 export { base64url, type JwtClaims, type JwtVerification, signJwt, verifyJwt } from './jwt.ts';
 export {
   generateKeyPairPem,
@@ -25,14 +34,13 @@ export {
   UNAUTHENTICATED,
 } from './local-auth.ts';
 export { MemoryKeyStore } from './memory-key-store.ts';
-export { CLUSTER_CLAIM, INFRA_ENV_CLAIM, peekClaims, subjectOf, URL_KIND_CLAIM } from './tokens.ts';
-export * from './types.ts';
 export {
-  AGENT_CLUSTER_DOWNLOADS,
-  type AgentDownloadRequest,
-  agentClusterDownload,
-  CLUSTER_INSTALL_STATES,
-  type ClusterDownloadRoute,
-  type DownloadDecision,
-  HOST_INSTALL_STATES,
-} from './host-downloads.ts';
+  CLUSTER_CLAIM,
+  INFRA_ENV_CLAIM,
+  peekClaims,
+  subjectOf,
+  TOKEN_GENERATION_CLAIM,
+  tokenGenerationClaim,
+  URL_KIND_CLAIM,
+} from './tokens.ts';
+export * from './types.ts';

@@ -12,7 +12,7 @@ import {
   withApiKey,
 } from './download-urls.ts';
 import { type KeyStore, loadOrCreateKeys, type SigningKeys } from './keys.ts';
-import { checkToken, signAgentToken, signUrlToken } from './tokens.ts';
+import { checkToken, signAgentToken, signUrlToken, tokenGenerationClaim } from './tokens.ts';
 import type {
   AccessResolver,
   AccessTarget,
@@ -101,9 +101,20 @@ export class LocalAuth implements Authenticator {
     return { ...this.keys.pem };
   }
 
-  /** The X-Secret-Key token written into an infra-env's discovery ignition (never expires). */
+  /** The X-Secret-Key token written into an infra-env's discovery ignition (expires only when revoked). */
   issueAgentToken(subject: TokenSubject): string {
-    return signAgentToken(subject, this.keys.privateKey);
+    return signAgentToken(this.stamped(subject), this.keys.privateKey);
+  }
+
+  /** The subject with the record's current token generation (what a fresh token must carry). */
+  private stamped(subject: TokenSubject): TokenSubject {
+    const { generation: _ignored, ...plain } = subject;
+    const generation = this.currentGeneration(plain);
+    return generation === undefined ? plain : { ...plain, generation };
+  }
+
+  private currentGeneration(subject: TokenSubject): string | undefined {
+    return tokenGenerationClaim(this.resolver.generation?.(subject));
   }
 
   /** A download token for one record and one URL kind (for path-embedded tokens such as /byapikey/). */
@@ -113,7 +124,10 @@ export class LocalAuth implements Authenticator {
     now: Date = this.clock(),
   ): { token: string; expiresAt: Date } {
     const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + this.ttlSeconds * 1000);
-    return { token: signUrlToken(subject, kind, expiresAt, this.keys.privateKey, now), expiresAt };
+    return {
+      token: signUrlToken(this.stamped(subject), kind, expiresAt, this.keys.privateKey, now),
+      expiresAt,
+    };
   }
 
   /** `url` with a fresh `api_key` for `kind` and `subject`, query re-encoded in sorted order. */
@@ -134,7 +148,15 @@ export class LocalAuth implements Authenticator {
   /** Expiry of a path-embedded download token (see urlExpiry). */
   tokenExpiry(token: string, now: Date = this.clock()): Date | undefined {
     const checked = checkToken(token, this.keys.publicKey, now);
-    return checked.ok ? checked.expiresAt : undefined;
+    if (!checked.ok) return undefined;
+    // A revoked token has no useful expiry: the URL needs re-issuing now.
+    let current: string | undefined;
+    try {
+      current = this.currentGeneration(checked.subject);
+    } catch {
+      return checked.expiresAt;
+    }
+    return checked.subject.generation === current ? checked.expiresAt : undefined;
   }
 
   /** Whether a URL expiring at `expiresAt` should be re-issued now (or never had a known expiry). */
@@ -258,6 +280,20 @@ export class LocalAuth implements Authenticator {
           ? `infraEnv ${subject.id} does not exist`
           : `Cluster ${subject.id} does not exist`;
       return this.deny(request, { status: 401, reason, scheme, subject });
+    }
+    let current: string | undefined;
+    try {
+      current = this.currentGeneration(subject);
+    } catch (err) {
+      return this.unavailable(request, scheme, err, subject);
+    }
+    if (subject.generation !== current) {
+      return this.deny(request, {
+        status: 401,
+        reason: `token of ${subjectName(subject)} has been revoked`,
+        scheme,
+        subject,
+      });
     }
     const principal: Principal = {
       scheme,

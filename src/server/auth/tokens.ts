@@ -1,21 +1,34 @@
 // Token claims. Agent tokens keep upstream's exact payload ({"infra_env_id": id} or
 // {"cluster_id": id}, no expiry: they are baked into discovery images). Download URL tokens add
-// the URL kind they open and an expiry, so the two can never stand in for each other.
+// the URL kind they open and an expiry, so the two can never stand in for each other. Once an
+// InfraEnv's tokens have been revoked (its token-generation annotation set or changed), its tokens
+// also carry a `token_generation` claim, a digest of the annotation's value; a token whose claim
+// differs from the InfraEnv's current one is refused.
 
-import type { KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import { type JwtClaims, signJwt, verifyJwt } from './jwt.ts';
 import { type TokenSubject, URL_KINDS, type UrlKind } from './types.ts';
 
 export const INFRA_ENV_CLAIM = 'infra_env_id';
 export const CLUSTER_CLAIM = 'cluster_id';
 export const URL_KIND_CLAIM = 'url_kind';
+export const TOKEN_GENERATION_CLAIM = 'token_generation';
+
+/** The claim for an InfraEnv's token-generation annotation value (none when unset or empty). */
+export function tokenGenerationClaim(annotation: string | undefined): string | undefined {
+  if (!annotation) return undefined;
+  return createHash('sha256').update(annotation).digest('base64url').slice(0, 16);
+}
 
 export type TokenCheck =
   | { ok: true; subject: TokenSubject; urlKind?: UrlKind; expiresAt?: Date }
   | { ok: false; reason: string };
 
 function subjectClaims(subject: TokenSubject): JwtClaims {
-  return subject.kind === 'infra-env' ? { [INFRA_ENV_CLAIM]: subject.id } : { [CLUSTER_CLAIM]: subject.id };
+  const claims: JwtClaims =
+    subject.kind === 'infra-env' ? { [INFRA_ENV_CLAIM]: subject.id } : { [CLUSTER_CLAIM]: subject.id };
+  if (subject.generation !== undefined) claims[TOKEN_GENERATION_CLAIM] = subject.generation;
+  return claims;
 }
 
 export function signAgentToken(subject: TokenSubject, key: KeyObject): string {
@@ -42,10 +55,14 @@ export function signUrlToken(
 
 /** infra_env_id is preferred over cluster_id, as upstream's local authenticator does. */
 export function subjectOf(claims: JwtClaims): TokenSubject | undefined {
+  const generation = claims[TOKEN_GENERATION_CLAIM];
+  if (generation !== undefined && (typeof generation !== 'string' || generation === '')) return undefined;
+  const extra = generation !== undefined ? { generation } : {};
   const infraEnvId = claims[INFRA_ENV_CLAIM];
-  if (typeof infraEnvId === 'string' && infraEnvId !== '') return { kind: 'infra-env', id: infraEnvId };
+  if (typeof infraEnvId === 'string' && infraEnvId !== '')
+    return { kind: 'infra-env', id: infraEnvId, ...extra };
   const clusterId = claims[CLUSTER_CLAIM];
-  if (typeof clusterId === 'string' && clusterId !== '') return { kind: 'cluster', id: clusterId };
+  if (typeof clusterId === 'string' && clusterId !== '') return { kind: 'cluster', id: clusterId, ...extra };
   return undefined;
 }
 

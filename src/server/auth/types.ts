@@ -6,6 +6,11 @@
 export interface TokenSubject {
   readonly kind: 'infra-env' | 'cluster';
   readonly id: string;
+  /**
+   * The token-generation claim (tokens.ts tokenGenerationClaim). When issuing, LocalAuth stamps the
+   * record's current one; when verifying, it is what the token carries.
+   */
+  readonly generation?: string;
 }
 
 /**
@@ -65,6 +70,12 @@ export interface AccessResolver {
    * cluster.
    */
   covers(subject: TokenSubject, target: AccessTarget): Promise<boolean>;
+  /**
+   * The record's token-generation annotation value (undefined: never revoked, or unknown). Tokens
+   * are issued with its digest and refused (401) once it changes. Optional: without it no token is
+   * ever revoked.
+   */
+  generation?(subject: TokenSubject): string | undefined;
 }
 
 export interface AuthFailureEvent {

@@ -30,7 +30,7 @@ function agent(
   clusterId?: string,
   opts: { specCluster?: string | null; state?: string } = {},
 ): Agent {
-  const specCluster = opts.specCluster === undefined ? (clusterId && CD_NAMES[clusterId]) : opts.specCluster;
+  const specCluster = opts.specCluster === undefined ? clusterId && CD_NAMES[clusterId] : opts.specCluster;
   return {
     metadata: { name, namespace: 'ns', labels: { 'infraenvs.agent-install.openshift.io': infraEnvName } },
     spec: {
@@ -133,7 +133,12 @@ describe('CacheAccessResolver', () => {
       token: IE_A,
       covered: false,
     },
-    { name: 'day-1 cluster installed', world: { spoke: { state: 'installed' } }, token: IE_A, covered: false },
+    {
+      name: 'day-1 cluster installed',
+      world: { spoke: { state: 'installed' } },
+      token: IE_A,
+      covered: false,
+    },
     {
       name: 'day-2 cluster, host still installing',
       world: {

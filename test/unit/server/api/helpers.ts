@@ -48,6 +48,12 @@ export class TestResolver implements AccessResolver {
   boundClusters = new Map<string, string>([[IE_A, CLUSTER_1]]);
   failing = false;
   coversCalls: { subject: TokenSubject; target: AccessTarget }[] = [];
+  /** Token-generation annotation values by infra-env id (revocation). */
+  generations = new Map<string, string>();
+
+  generation(subject: TokenSubject): string | undefined {
+    return subject.kind === 'infra-env' ? this.generations.get(subject.id) : undefined;
+  }
 
   async exists(subject: TokenSubject): Promise<boolean> {
     if (this.failing) throw new Error('cache not synced');

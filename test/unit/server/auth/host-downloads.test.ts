@@ -44,15 +44,18 @@ const rows: Row[] = [
 ];
 
 describe('agentClusterDownload', () => {
-  it.each(rows)('$route $fileName, cluster $clusterState, participating $participating → $expected', (row) => {
-    const decision = agentClusterDownload({ ...row, clusterId: CID });
-    if (row.expected === 200) {
-      expect(decision).toEqual({ ok: true });
-      return;
-    }
-    expect(decision.ok).toBe(false);
-    if (decision.ok) return;
-    expect(decision.status).toBe(row.expected);
-    expect(decision.reason).toContain(row.fileName);
-  });
+  it.each(rows)(
+    '$route $fileName, cluster $clusterState, participating $participating → $expected',
+    (row) => {
+      const decision = agentClusterDownload({ ...row, clusterId: CID });
+      if (row.expected === 200) {
+        expect(decision).toEqual({ ok: true });
+        return;
+      }
+      expect(decision.ok).toBe(false);
+      if (decision.ok) return;
+      expect(decision.status).toBe(row.expected);
+      expect(decision.reason).toContain(row.fileName);
+    },
+  );
 });

@@ -199,6 +199,57 @@ describe('agent tokens (X-Secret-Key)', () => {
   });
 });
 
+describe('revocation (InfraEnv token-generation annotation)', () => {
+  it('tokens issued before a revocation get 401 on every scheme; fresh ones work', async () => {
+    const oldAgent = ieToken(IE_A);
+    const oldUrl = auth.issueUrlToken('infra-env-files', { kind: 'infra-env', id: IE_A }).token;
+    const oldIso = auth.issueUrlToken('iso', { kind: 'infra-env', id: IE_A }).token;
+    resolver.generations.set(IE_A, '1');
+
+    const revoked = { ok: false, status: 401, reason: `token of infraEnv ${IE_A} has been revoked` };
+    expect(await auth.authenticate(agent(oldAgent, { infraEnvId: IE_A }))).toEqual(revoked);
+    expect(await auth.authenticate(url(oldUrl, ['infra-env-files'], { infraEnvId: IE_A }))).toEqual(revoked);
+    expect(await auth.authenticatePathToken(oldIso, ['iso'], { method: 'GET', path: '/byapikey' })).toEqual(
+      revoked,
+    );
+    expect(events.at(-1)).toMatchObject({ status: 401, scheme: 'url' });
+
+    const fresh = ieToken(IE_A);
+    expect(JSON.parse(Buffer.from(fresh.split('.')[1]!, 'base64url').toString())).toEqual({
+      infra_env_id: IE_A,
+      token_generation: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/),
+    });
+    expect((await auth.authenticate(agent(fresh, { infraEnvId: IE_A }))).ok).toBe(true);
+    // Another infra-env's tokens are untouched.
+    expect((await auth.authenticate(agent(ieToken(IE_B), { infraEnvId: IE_B }))).ok).toBe(true);
+
+    // Bumping again revokes the generation-1 token too.
+    resolver.generations.set(IE_A, '2');
+    expect(await auth.authenticate(agent(fresh, { infraEnvId: IE_A }))).toEqual(revoked);
+  });
+
+  it('a revoked download URL has no expiry, so status writers re-issue it', () => {
+    const issued = auth.issueDownloadUrl('http://svc/x?file_name=discovery.ign', 'infra-env-files', {
+      kind: 'infra-env',
+      id: IE_A,
+    });
+    expect(auth.urlExpiry(issued.url)).toEqual(issued.expiresAt);
+    resolver.generations.set(IE_A, 'rotated');
+    expect(auth.urlExpiry(issued.url)).toBeUndefined();
+  });
+
+  it('a forged generation claim does not survive the signature check', async () => {
+    resolver.generations.set(IE_A, '1');
+    const good = ieToken(IE_A);
+    const [h, , sig] = good.split('.');
+    const claims = Buffer.from(JSON.stringify({ infra_env_id: IE_A, token_generation: 'x' })).toString(
+      'base64url',
+    );
+    const result = await auth.authenticate(agent(`${h}.${claims}.${sig}`, { infraEnvId: IE_A }));
+    expect(result).toMatchObject({ ok: false, status: 401 });
+  });
+});
+
 describe('download URL tokens (api_key)', () => {
   it('open their record for their URL kind until they expire', async () => {
     const { token, expiresAt } = auth.issueUrlToken('infra-env-files', { kind: 'infra-env', id: IE_A });
