@@ -8,7 +8,6 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
 import type {
   Agent,
   AgentClusterInstall,
@@ -27,7 +26,7 @@ import { buildTestIso } from '../dev/test-iso.ts';
 import { loadOperatorConfig } from '../operator/config.ts';
 import { loadKubeConfig, startOperator } from '../operator/main.ts';
 import { AGENT, AGENT_CLUSTER_INSTALL, CLUSTER_DEPLOYMENT, INFRA_ENV } from '../operator/resources.ts';
-import type { KubeClient } from '../runtime/index.ts';
+import { createLogger, type KubeClient } from '../runtime/index.ts';
 import { type Fleet, startFleet } from '../sim/index.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -100,7 +99,7 @@ async function main(): Promise<void> {
     const op = await startOperator(config, {
       kubeConfig,
       // Quiet by default: optimistic-concurrency retries are expected and only clutter the demo.
-      logger: pino({ level: process.env.LOG_LEVEL ?? 'silent' }),
+      logger: createLogger({ level: process.env.LOG_LEVEL ?? 'silent' }),
     });
     stopOperator = op.stop;
     const client = op.ctx.client;

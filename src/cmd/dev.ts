@@ -5,14 +5,14 @@
 import { copyFile, mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
 import { ControlPlane } from '../dev/controlplane.ts';
 import { installCrds, projectCrdFiles } from '../dev/crds.ts';
 import { loadOperatorConfig } from '../operator/config.ts';
 import { loadKubeConfig, startOperator } from '../operator/main.ts';
+import { createLogger } from '../runtime/index.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const logger = pino({ transport: undefined });
+const logger = createLogger();
 
 let plane: ControlPlane | undefined;
 let kubeconfigPath = process.env.KUBECONFIG;
@@ -37,6 +37,7 @@ const config = loadOperatorConfig(process.argv.slice(2), {
   ...process.env,
   KUBECONFIG: kubeconfigPath,
 });
+logger.level = config.runtime.logLevel;
 const op = await startOperator(config, {
   kubeConfig: loadKubeConfig(kubeconfigPath),
   logger,

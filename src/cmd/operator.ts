@@ -1,18 +1,18 @@
 #!/usr/bin/env node
 // Production entry point: configuration from flags and environment, then run until SIGTERM.
-import { pino } from 'pino';
 import { describeOperatorConfig, loadOperatorConfig } from '../operator/config.ts';
 import { startOperator } from '../operator/main.ts';
-import { ConfigError, describeRuntimeConfig } from '../runtime/index.ts';
+import { ConfigError, createLogger, describeRuntimeConfig } from '../runtime/index.ts';
 
 if (process.argv.includes('--help')) {
   console.log(`agent-install-operator [flags]\n\n${describeRuntimeConfig()}\n${describeOperatorConfig()}`);
   process.exit(0);
 }
 
-const logger = pino();
+const logger = createLogger();
 try {
   const config = loadOperatorConfig();
+  logger.level = config.runtime.logLevel;
   const op = await startOperator(config, { logger: logger.child({}), installSignalHandlers: true });
   await op.done;
   logger.info('stopped');

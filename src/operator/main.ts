@@ -4,10 +4,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { type Logger, pino } from 'pino';
+import type { Logger } from 'pino';
 import { type HostServer, startHostServer } from '../controllers/hosts/server.ts';
 import { registerControllers } from '../controllers/index.ts';
-import { Manager } from '../runtime/index.ts';
+import { createLogger, Manager } from '../runtime/index.ts';
 import { accessReviewer, clusterDeploymentGetter, selfUserName } from '../webhooks/kube.ts';
 import { startWebhookServer, type WebhookServer, watchCertificateFiles } from '../webhooks/server.ts';
 import { BaseUrlDiscovery, baseUrlCacheOptions } from './base-url-discovery.ts';
@@ -76,7 +76,7 @@ export async function startOperator(
   config: OperatorConfig,
   opts: { kubeConfig?: KubeConfig; logger?: Logger; installSignalHandlers?: boolean } = {},
 ): Promise<RunningOperator> {
-  const logger = opts.logger ?? pino({ level: config.runtime.logLevel });
+  const logger = opts.logger ?? createLogger({ level: config.runtime.logLevel });
   const kubeConfig = opts.kubeConfig ?? loadKubeConfig(config.runtime.kubeconfig);
   const namespace = config.runtime.leaderElectionNamespace;
   const mgr = Manager.fromConfig(config.runtime, {

@@ -70,6 +70,13 @@ export {
 export { HealthServer } from './health.ts';
 export { type EventHandler, Informer } from './informer.ts';
 export { LeaderElector, type LeaderElectorOptions, type Lease, type LeaseSpec } from './leader-election.ts';
+export {
+  type CreateLoggerOptions,
+  createLogger,
+  REDACTED,
+  scrubbingDestination,
+  scrubSecrets,
+} from './logger.ts';
 export { type LeaderElectionOptions, LeadershipLostError, Manager, type ManagerOptions } from './manager.ts';
 export { metricValue, RuntimeMetrics } from './metrics.ts';
 export {

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { type Logger, pino } from 'pino';
+import type { Logger } from 'pino';
 import type { BackoffOptions } from './backoff.ts';
 import { ControllerBuilder, type ControllerHost, type ControllerRegistration } from './builder.ts';
 import { InformerCache, type ResourceCacheOptions } from './cache.ts';
@@ -23,6 +23,7 @@ import { EventRecorder } from './events.ts';
 import { HealthServer } from './health.ts';
 import type { Informer } from './informer.ts';
 import { LeaderElector } from './leader-election.ts';
+import { createLogger } from './logger.ts';
 import { RuntimeMetrics } from './metrics.ts';
 import { MetricsAuthorizer, metricsCertificate } from './metrics-auth.ts';
 import type { ApiResource, KubeObject } from './types.ts';
@@ -107,7 +108,7 @@ export class Manager implements ControllerHost {
 
   constructor(opts: ManagerOptions) {
     this.opts = opts;
-    this.logger = opts.logger ?? pino();
+    this.logger = opts.logger ?? createLogger();
     this.metrics = opts.metrics ?? new RuntimeMetrics({ processMetrics: true });
     this.defaultWorkers = opts.defaultWorkers ?? 1;
     this.client = new KubeClient({
@@ -142,7 +143,7 @@ export class Manager implements ControllerHost {
   ): Manager {
     return new Manager({
       kubeConfig: extra.kubeConfig,
-      logger: extra.logger ?? pino({ level: config.logLevel }),
+      logger: extra.logger ?? createLogger({ level: config.logLevel }),
       qps: config.kubeApiQps,
       burst: config.kubeApiBurst,
       leaderElection: config.leaderElect

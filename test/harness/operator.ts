@@ -4,12 +4,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import type { DestinationStream } from 'pino';
 import type { HostServer } from '../../src/controllers/hosts/server.ts';
 import { freePort } from '../../src/dev/ports.ts';
 import { loadOperatorConfig, type OperatorSettings } from '../../src/operator/config.ts';
 import type { OperatorContext } from '../../src/operator/context.ts';
 import { loadKubeConfig, type RunningOperator, startOperator } from '../../src/operator/main.ts';
+import { createLogger } from '../../src/runtime/index.ts';
 import { eventually, kubeconfigPath, newNamespace } from './env.ts';
 
 export interface TestOperator {
@@ -32,6 +33,10 @@ export interface TestOperatorOptions {
   kubeconfigPath?: string;
   /** Wait until the caches have synced (default true). */
   waitReady?: boolean;
+  /** Log level (default: $AIO_TEST_LOG, else silent). */
+  logLevel?: string;
+  /** Where the operator's log lines go (default stdout), e.g. to read them back in a test. */
+  logDestination?: DestinationStream;
 }
 
 /**
@@ -43,6 +48,7 @@ export async function startTestOperator(opts: TestOperatorOptions = {}): Promise
   const dataDir = await mkdtemp(join(tmpdir(), 'aio-op-'));
   const port = opts.settings?.apiPort ?? (await freePort());
   const kubeconfig = opts.kubeconfigPath ?? kubeconfigPath();
+  const logLevel = opts.logLevel ?? process.env.AIO_TEST_LOG ?? 'silent';
   const config = loadOperatorConfig([], {
     KUBECONFIG: kubeconfig,
     POD_NAMESPACE: namespace,
@@ -52,7 +58,7 @@ export async function startTestOperator(opts: TestOperatorOptions = {}): Promise
     API_BIND_HOST: '127.0.0.1',
     API_PORT: String(port),
     DATA_DIR: dataDir,
-    LOG_LEVEL: process.env.AIO_TEST_LOG ?? 'silent',
+    LOG_LEVEL: logLevel,
     // Test files run in parallel against one API server: each operator sees only its namespace,
     // or two of them would reconcile (and fight over) the same objects.
     WATCH_NAMESPACE: namespace,
@@ -65,7 +71,11 @@ export async function startTestOperator(opts: TestOperatorOptions = {}): Promise
     saved[k] = process.env[k];
     process.env[k] = v;
   }
-  const logger = pino({ level: process.env.AIO_TEST_LOG ?? 'silent' });
+  // The production logger (redaction and scrubbing included), so tests see what operators would.
+  const logger = createLogger({
+    level: logLevel,
+    ...(opts.logDestination ? { destination: opts.logDestination } : {}),
+  });
   let op: RunningOperator;
   try {
     op = await startOperator(config, { kubeConfig: loadKubeConfig(kubeconfig), logger });

@@ -24,7 +24,7 @@ import type { Outcome } from '../../server/api/backend.ts';
 import { sendJson, sendMiddlewareError } from '../../server/api/http-io.ts';
 import type { RawHandler } from '../../server/api/router.ts';
 import type { ApiServer } from '../../server/api/server.ts';
-import type { LocalAuth } from '../../server/auth/index.ts';
+import { type LocalAuth, redactCredentialPath } from '../../server/auth/index.ts';
 import type { CachedImage, OsImage } from '../../server/image/base-images.ts';
 import { EmbedError, parseKernelArguments } from '../../server/image/embed.ts';
 import {
@@ -100,7 +100,7 @@ export function mountImageRoutes(ctx: OperatorContext, server: ApiServer, auth: 
         }
         if (err instanceof HttpFailure) return sendMiddlewareError(res, err.status, err.message);
         if (err instanceof EmbedError) return sendMiddlewareError(res, err.status, err.message);
-        log.error({ err, path: url.pathname }, 'image request failed');
+        log.error({ err, path: redactCredentialPath(url.pathname) }, 'image request failed');
         sendMiddlewareError(res, 500, 'internal error');
       }
     };
@@ -180,7 +180,7 @@ export function mountImageRoutes(ctx: OperatorContext, server: ApiServer, auth: 
     const result = await auth.authenticatePathToken(params.token ?? '', ['iso'], {
       method: req.method ?? 'GET',
       // The token is a credential: it never goes into events or logs.
-      path: url.pathname.replace(/\/byapikey\/[^/]+\//, '/byapikey/<token>/'),
+      path: redactCredentialPath(url.pathname),
       ...(req.socket.remoteAddress ? { remoteAddress: req.socket.remoteAddress } : {}),
     });
     if (!result.ok) throw new HttpFailure(result.status, result.reason);

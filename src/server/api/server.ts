@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { redactCredentialPath } from '../auth/download-urls.ts';
 import type { Authenticator } from '../auth/types.ts';
 import {
   type ApiDeps,
@@ -106,11 +107,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
     const method = req.method ?? 'GET';
     res.once('finish', () => {
-      // The path only: queries may carry api_key credentials.
+      // The path only (queries may carry api_key credentials), its /byapikey/ token hidden.
       logger.debug(
         {
           method,
-          path: capForLog(url.pathname),
+          path: capForLog(redactCredentialPath(url.pathname)),
           status: res.statusCode,
           ms: Number(process.hrtime.bigint() - started) / 1e6,
         },

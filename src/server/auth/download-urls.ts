@@ -57,3 +57,8 @@ export function needsReissue(
   if (!expiresAt) return true;
   return expiresAt.getTime() - now.getTime() <= reissueBeforeSeconds * 1000;
 }
+
+/** A request path fit for logs and events: an image-service path token becomes `<token>`. */
+export function redactCredentialPath(path: string): string {
+  return path.replace(/\/byapikey\/[^/]+/, '/byapikey/<token>');
+}

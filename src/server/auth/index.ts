@@ -6,6 +6,7 @@ export {
   goEncodeQuery,
   goQueryEscape,
   needsReissue,
+  redactCredentialPath,
   withApiKey,
 } from './download-urls.ts';
 export {
