@@ -60,7 +60,8 @@ export class CacheAccessResolver implements AccessResolver {
   /**
    * The clusters (ClusterDeployment uids) an infra-env's tokens open: those one of its hosts is
    * bound to right now (status and spec agree) while that host still needs the cluster — until a
-   * day-1 cluster is installed, or until a day-2 host has joined. A clusterRef alone opens nothing:
+   * day-1 cluster is installed (plus INSTALLED_TAIL_MS for the controller's last calls), or until a
+   * day-2 host has joined. A clusterRef alone opens nothing:
    * no client calls cluster routes before one of the infra-env's hosts is bound.
    */
   private clustersOfInfraEnv(ie: InfraEnv): Set<string> {
@@ -87,10 +88,15 @@ export class CacheAccessResolver implements AccessResolver {
     const aci = this.ctx.aciOfCluster(keyOf(cd.metadata.namespace, cd.metadata.name ?? ''));
     const backend = aci?.status?.backend;
     const state = backend?.state ?? aci?.status?.debugInfo?.state;
+    // The in-cluster controller's last calls (events, logs, complete-installation) may arrive after
+    // the monitor has already marked the cluster installed. Credentials are not affected: their
+    // downloads are limited to installing states (host-downloads.ts).
+    const completedAt = Date.parse(backend?.installCompletedAt ?? '');
+    const inTail = Number.isFinite(completedAt) && this.ctx.now().getTime() - completedAt < INSTALLED_TAIL_MS;
     if (backend?.kind === 'AddHostsCluster' || state === 'adding-hosts') {
-      return !JOINED_HOST_STATES.includes(agent.status?.debugInfo?.state ?? '');
+      return inTail || !JOINED_HOST_STATES.includes(agent.status?.debugInfo?.state ?? '');
     }
-    return state !== 'installed';
+    return state !== 'installed' || inTail;
   }
 
   private coveredByInfraEnv(infraEnvId: string, target: AccessTarget): boolean {
@@ -131,6 +137,9 @@ export class CacheAccessResolver implements AccessResolver {
     return true;
   }
 }
+
+/** How long after completion a day-1 cluster stays open to its hosts' tokens (controller tail). */
+export const INSTALLED_TAIL_MS = 30 * 60_000;
 
 /** Host states after which a day-2 host no longer calls its cluster. */
 const JOINED_HOST_STATES = ['added-to-existing-cluster', 'installed'];

@@ -49,8 +49,11 @@ function agent(
 interface World {
   agents?: Agent[];
   /** Backend state and kind of the spoke cluster's AgentClusterInstall. */
-  spoke?: { state: string; kind?: string };
+  spoke?: { state: string; kind?: string; installCompletedAt?: string };
 }
+
+const NOW = new Date('2026-03-01T12:00:00Z');
+const minutesAgo = (m: number) => new Date(NOW.getTime() - m * 60_000).toISOString();
 
 function fakeContext(synced = true, world: World = {}): OperatorContext {
   const ies = [infraEnv('a', IE_A), infraEnv('b', IE_B, 'spoke')];
@@ -62,7 +65,15 @@ function fakeContext(synced = true, world: World = {}): OperatorContext {
   const agents = world.agents ?? [agent(H1, 'a', IE_A, CD), agent(H2, 'b', IE_B, CD), agent(H3, 'a', IE_A)];
   const spoke = world.spoke ?? { state: 'installing' };
   const acis: Record<string, unknown> = {
-    'ns/spoke': { status: { backend: { state: spoke.state, kind: spoke.kind ?? 'Cluster' } } },
+    'ns/spoke': {
+      status: {
+        backend: {
+          state: spoke.state,
+          kind: spoke.kind ?? 'Cluster',
+          ...(spoke.installCompletedAt ? { installCompletedAt: spoke.installCompletedAt } : {}),
+        },
+      },
+    },
   };
   const informer = <T extends { metadata: { name?: string; namespace?: string } }>(items: T[]) => ({
     hasSynced: () => synced,
@@ -75,6 +86,7 @@ function fakeContext(synced = true, world: World = {}): OperatorContext {
     infraEnvById: (id: string) => ies.find((i) => i.metadata.uid === id),
     clusterDeploymentById: (id: string) => cds.find((c) => c.metadata.uid === id),
     aciOfCluster: (key: string) => acis[key],
+    now: () => NOW,
     agentsOfInfraEnv: (key: string) =>
       agents.filter((a) => `ns/${a.metadata.labels?.['infraenvs.agent-install.openshift.io']}` === key),
   } as unknown as OperatorContext;
@@ -134,8 +146,23 @@ describe('CacheAccessResolver', () => {
       covered: false,
     },
     {
-      name: 'day-1 cluster installed',
-      world: { spoke: { state: 'installed' } },
+      name: 'day-1 cluster installed long ago',
+      world: { spoke: { state: 'installed', installCompletedAt: minutesAgo(31) } },
+      token: IE_A,
+      covered: false,
+    },
+    {
+      name: 'day-1 cluster just installed (controller still reporting)',
+      world: { spoke: { state: 'installed', installCompletedAt: minutesAgo(5) } },
+      token: IE_A,
+      covered: true,
+    },
+    {
+      name: 'day-1 cluster turned day 2 long ago, its hosts installed',
+      world: {
+        spoke: { state: 'adding-hosts', kind: 'AddHostsCluster', installCompletedAt: minutesAgo(60) },
+        agents: [agent(H1, 'a', IE_A, CD, { state: 'installed' })],
+      },
       token: IE_A,
       covered: false,
     },
