@@ -13,6 +13,7 @@ import {
   HIVE_RECONCILE_PAUSE_ANNOTATION,
   HIVE_SECRET_TYPE_LABEL,
 } from '../../../src/api/index.ts';
+import { clusterFileExists, readClusterFile } from '../../../src/controllers/cluster/artifacts-store.ts';
 import { AGENT, AGENT_CLUSTER_INSTALL, CLUSTER_DEPLOYMENT, SECRET } from '../../../src/operator/resources.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
 import { selfSignedIngressCa } from '../../../src/sim/ingress-ca.ts';
@@ -211,11 +212,18 @@ describe('SNO install to completion', () => {
     const call = op.call;
     const file = await op.backend.downloadClusterFile(call, { clusterId, fileName: 'bootstrap.ign' });
     expect(file.ok).toBe(true);
+    // The admin kubeconfig is never served to an agent token (issue 13); it is not written yet.
     const noKubeconfig = await op.backend.downloadClusterCredentials(call, {
       clusterId,
       fileName: 'kubeconfig',
     });
-    expect(noKubeconfig).toMatchObject({ ok: false, error: { status: 409 } });
+    expect(noKubeconfig).toMatchObject({ ok: false, error: { status: 403 } });
+    expect(await clusterFileExists(op.ctx, clusterId, 'kubeconfig')).toBe(false);
+    const noIngress = await op.backend.downloadClusterCredentials(call, {
+      clusterId,
+      fileName: 'kubeconfig-noingress',
+    });
+    expect(noIngress.ok).toBe(true);
     expect(
       (
         await op.backend.updateClusterFinalizingProgress(call, {
@@ -250,11 +258,8 @@ describe('SNO install to completion', () => {
     );
     const ingressCa = await selfSignedIngressCa('ingress-operator@test');
     expect((await op.backend.uploadIngressCert(call, { clusterId, pem: ingressCa })).ok).toBe(true);
-    const kubeconfig = await op.backend.downloadClusterCredentials(call, {
-      clusterId,
-      fileName: 'kubeconfig',
-    });
-    expect(kubeconfig.ok).toBe(true);
+    const kubeconfig = await readClusterFile(op.ctx, clusterId, 'kubeconfig');
+    expect(kubeconfig?.toString('utf8')).toContain('certificate-authority-data');
     expect((await op.backend.completeInstallation(call, { clusterId, isSuccess: true })).ok).toBe(true);
 
     // Installed: the hand-off, then day 2.
