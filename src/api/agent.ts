@@ -11,6 +11,7 @@ import {
   crd,
   dateTime,
   doc,
+  INPUT_BOUNDS,
   int64,
   resourceSchema,
   stringMap,
@@ -112,7 +113,10 @@ export const agentSpecSchema = doc(
       alwaysSerialized: true,
       description: 'Requested role: master, worker, arbiter, auto-assign, or "" for no change.',
     }),
-    hostname: doc(z.string(), 'Requested hostname; empty means the hostname from the inventory.').optional(),
+    hostname: doc(
+      z.string().max(INPUT_BOUNDS.hostName),
+      'Requested hostname; empty means the hostname from the inventory.',
+    ).optional(),
     machineConfigPool: doc(z.string(), 'Custom machine config pool (workers only).').optional(),
     approved: crd(z.boolean(), {
       alwaysSerialized: true,
@@ -122,7 +126,7 @@ export const agentSpecSchema = doc(
     installation_disk_path: doc(z.string(), 'Installation disk, by its by-id or by-path name.').optional(),
     installerArgs: doc(z.string(), 'JSON array of extra coreos-installer arguments.').optional(),
     ignitionConfigOverrides: doc(
-      z.string(),
+      z.string().max(INPUT_BOUNDS.ignition),
       'JSON ignition config merged into the host ignition.',
     ).optional(),
     ignitionEndpointTokenReference: doc(

@@ -254,11 +254,38 @@ export const mirrorRegistryConfigMapReferenceSchema = z.looseObject({
 });
 export type MirrorRegistryConfigMapReference = z.infer<typeof mirrorRegistryConfigMapReferenceSchema>;
 
+/**
+ * Size bounds of user input the operator stores or embeds (not in upstream's CRDs, which bound
+ * nothing): large enough for any real value, small enough that one field cannot fill an object.
+ */
+export const INPUT_BOUNDS = {
+  /** Any spec string without a bound of its own (applied by the CRD generator). */
+  defaultString: 65_536,
+  /** Any spec list without a bound of its own (applied by the CRD generator). */
+  defaultList: 1_024,
+  url: 2_048,
+  noProxy: 16_384,
+  sshKeys: 16_384,
+  ntpSources: 100,
+  hostName: 255,
+  /** Ignition overrides: the discovery ISO reserves 256 KiB for the whole ignition. */
+  ignition: 262_144,
+  /** PEM CA bundles (a full system bundle is ~220 KiB). */
+  caBundle: 1_048_576,
+} as const;
+
+/** NTP servers: host names or addresses. */
+export const ntpSourceList = () =>
+  z.array(z.string().max(INPUT_BOUNDS.hostName)).max(INPUT_BOUNDS.ntpSources);
+
 /** Proxy settings. */
 export const proxySchema = z.looseObject({
-  httpProxy: doc(z.string(), 'Proxy URL used for HTTP requests.').optional(),
-  httpsProxy: doc(z.string(), 'Proxy URL used for HTTPS requests.').optional(),
-  noProxy: doc(z.string(), 'Comma-separated domains and CIDRs that bypass the proxy.').optional(),
+  httpProxy: doc(z.string().max(INPUT_BOUNDS.url), 'Proxy URL used for HTTP requests.').optional(),
+  httpsProxy: doc(z.string().max(INPUT_BOUNDS.url), 'Proxy URL used for HTTPS requests.').optional(),
+  noProxy: doc(
+    z.string().max(INPUT_BOUNDS.noProxy),
+    'Comma-separated domains and CIDRs that bypass the proxy.',
+  ).optional(),
 });
 export type Proxy = z.infer<typeof proxySchema>;
 

@@ -12,10 +12,12 @@ import {
   crd,
   dateTime,
   doc,
+  INPUT_BOUNDS,
   int64,
   labelSelectorSchema,
   localObjectReferenceSchema,
   mirrorRegistryConfigMapReferenceSchema,
+  ntpSourceList,
   proxySchema,
   resourceSchema,
   stringMap,
@@ -56,9 +58,12 @@ export type AgentApproval = z.infer<typeof agentApprovalSchema>;
 export const infraEnvSpecSchema = doc(
   z.looseObject({
     proxy: doc(proxySchema, 'Proxy used by the discovery agent.').optional(),
-    additionalNTPSources: doc(z.array(z.string()), 'NTP sources added to the defaults.').optional(),
-    ntpSources: doc(z.array(z.string()), 'NTP sources used instead of the defaults.').optional(),
-    sshAuthorizedKey: doc(z.string(), 'SSH public key for debugging discovered hosts.').optional(),
+    additionalNTPSources: doc(ntpSourceList(), 'NTP sources added to the defaults.').optional(),
+    ntpSources: doc(ntpSourceList(), 'NTP sources used instead of the defaults.').optional(),
+    sshAuthorizedKey: doc(
+      z.string().max(INPUT_BOUNDS.sshKeys),
+      'SSH public key for debugging discovered hosts.',
+    ).optional(),
     pullSecretRef: doc(
       localObjectReferenceSchema,
       'Secret in the same namespace whose .dockerconfigjson key holds the pull secret.',
@@ -73,7 +78,7 @@ export const infraEnvSpecSchema = doc(
       'Cluster the discovered hosts are bound to. Without it hosts stay unbound (late binding).',
     ).optional(),
     ignitionConfigOverride: doc(
-      z.string(),
+      z.string().max(INPUT_BOUNDS.ignition),
       'JSON ignition config merged into the discovery ignition.',
     ).optional(),
     cpuArchitecture: doc(
@@ -90,7 +95,7 @@ export const infraEnvSpecSchema = doc(
       'Kernel arguments of the discovery image.',
     ).optional(),
     additionalTrustBundle: doc(
-      z.string(),
+      z.string().max(INPUT_BOUNDS.caBundle),
       'PEM CA bundle trusted by discovered hosts and clusters.',
     ).optional(),
     osImageVersion: doc(

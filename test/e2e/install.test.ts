@@ -107,7 +107,7 @@ async function applyCluster(c: ClusterSpec): Promise<InfraEnv> {
       },
       ...(c.vips ? { apiVIPs: [c.vips.api], ingressVIPs: [c.vips.ingress] } : {}),
       provisionRequirements: { controlPlaneAgents: c.masters, workerAgents: c.workers },
-      sshPublicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemo demo@example.com',
+      sshPublicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoDemoDemoDemoDemoDemoDemoDemoDemoDemoDem demo@example.com',
     },
   } as AgentClusterInstall);
   return client.create<InfraEnv>(INFRA_ENV, {
@@ -118,7 +118,7 @@ async function applyCluster(c: ClusterSpec): Promise<InfraEnv> {
       clusterRef: { name: c.name, namespace: ns },
       pullSecretRef: { name: 'pull-secret' },
       agentLabels: { cluster: c.name },
-      sshAuthorizedKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemo demo@example.com',
+      sshAuthorizedKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoDemoDemoDemoDemoDemoDemoDemoDemoDemoDem demo@example.com',
     },
   } as unknown as InfraEnv);
 }

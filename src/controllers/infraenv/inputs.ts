@@ -13,6 +13,7 @@ import {
   validateStaticNetworkConfig,
 } from '../../core/ignition/index.ts';
 import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
+import { ntpSourcesError, proxyError, sshPublicKeyError } from '../../core/validations/user-input.ts';
 import type { OperatorContext } from '../../operator/context.ts';
 import { readConfigMap, readSecret } from '../../operator/referenced.ts';
 import { crossNamespaceRefusal } from '../../operator/references.ts';
@@ -225,8 +226,18 @@ export async function gatherImageInputs(
   return problem ? { ok: false, problem } : { ok: true, inputs };
 }
 
-/** Upstream's create/update checks on the record: static network and ignition override. */
+/**
+ * Upstream's create/update checks on the record, in its order: proxy, NTP sources, SSH key,
+ * static network and ignition override.
+ */
 export function checkImageInputs(inputs: ImageInputs): ImageProblem | undefined {
+  const spec = inputs.infraEnv.spec;
+  const fieldError =
+    proxyError(spec.proxy) ??
+    ntpSourcesError(spec.additionalNTPSources ?? []) ??
+    ntpSourcesError(spec.ntpSources ?? []) ??
+    (spec.sshAuthorizedKey ? sshPublicKeyError(spec.sshAuthorizedKey) : undefined);
+  if (fieldError) return { kind: 'error', clientError: true, message: fieldError };
   const staticNetwork = inputs.record.static_network_config ?? [];
   if (staticNetwork.length > 0) {
     const errors = validateStaticNetworkConfig(staticNetwork);

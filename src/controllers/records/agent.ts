@@ -31,6 +31,7 @@ import type {
   LogsState,
   ValidationsInfo,
 } from '../../core/model.ts';
+import { requestedHostnameError, requestedRoleError } from '../../core/validations/user-input.ts';
 import { agentConditionValues, type SpecSyncError } from './agent-conditions.ts';
 import {
   appliedIgnitionOverride,
@@ -192,7 +193,9 @@ export function agentToHost(agent: Agent, facts: HostRuntimeFacts = {}): AgentHo
     ntp_sources: ntp && ntp.length > 0 ? ntp : undefined,
     ...installationDisk(agent, inventory, updatable),
     disks_to_be_formatted: inventory ? disksToFormat(inventory) : undefined,
-    requested_hostname: (updatable ? nonEmpty(spec.hostname) : undefined) ?? backend.requestedHostname,
+    requested_hostname:
+      (updatable && !requestedHostnameError(spec.hostname ?? '') ? nonEmpty(spec.hostname) : undefined) ??
+      backend.requestedHostname,
     machine_config_pool_name:
       (updatable ? nonEmpty(spec.machineConfigPool) : undefined) ?? backend.machineConfigPool,
     ignition_config_overrides: appliedIgnitionOverride(
@@ -238,6 +241,18 @@ export function agentSpecError(agent: Agent, host: Host): string | undefined {
   if (args) return args;
   const ignition = validateIgnitionOverride(agent.spec.ignitionConfigOverrides);
   if (ignition) return ignition.error;
+  const updatable = SPEC_UPDATABLE_HOST_STATES.includes(host.status);
+  const hostname = agent.spec.hostname ?? '';
+  if (updatable && hostname !== '' && hostname !== host.requested_hostname) {
+    const error = requestedHostnameError(hostname);
+    if (error) return error;
+  }
+  const role = agent.spec.role ?? '';
+  if (updatable && role !== '' && role !== host.role) {
+    const day2 = host.kind === 'AddToExistingClusterHost';
+    const error = requestedRoleError(role, { id: host.id, infraEnvId: host.infra_env_id, day2 });
+    if (error) return error;
+  }
   const wanted = agent.spec.installation_disk_path || agent.spec.installation_disk_id || '';
   if (wanted && SPEC_UPDATABLE_HOST_STATES.includes(host.status)) {
     const current = findDiskByPath(host.inventory, host.installation_disk_id ?? '');

@@ -16,6 +16,13 @@ import { isDualStack } from '../../core/network/dual-stack.ts';
 import { validateNetworksInput } from '../../core/network/network-input.ts';
 import { resolvePlatform, resolvePlatformUpdate, validateSingleNode } from '../../core/network/platform.ts';
 import { validateVipsInput } from '../../core/network/vips.ts';
+import {
+  baseDomainError,
+  clusterNameError,
+  ntpSourcesError,
+  proxyError,
+  sshPublicKeyError,
+} from '../../core/validations/user-input.ts';
 import type { SpecSyncError } from './agent-conditions.ts';
 import {
   ignoredValidationsFromAnnotation,
@@ -36,6 +43,9 @@ import {
 
 export interface SpecInputContext {
   aci: AgentClusterInstall;
+  /** The ClusterDeployment's cluster name and base domain. */
+  clusterName?: string;
+  baseDomain?: string;
   /** The cluster exists already (its facts in the ACI status belong to it). */
   existing: boolean;
   /** An installed cluster imported for day 2 rather than installed here. */
@@ -62,9 +72,13 @@ export interface ClusterSpecInputs {
   ignoredClusterValidations: string | undefined;
   ignoredHostValidations: string | undefined;
   customManifests: Cluster['custom_manifests'];
+  /** Spec fields the backend refused (left out of the record). */
+  rejectedFields: ReadonlySet<UserField>;
   /** Rejections, in the order they were found. */
   errors: SpecSyncError[];
 }
+
+type UserField = 'sshPublicKey' | 'proxy' | 'ntpSources';
 
 const inputError = (message: string): SpecSyncError => ({ kind: 'input', message });
 
@@ -131,6 +145,8 @@ export function clusterSpecInputs(ctx: SpecInputContext): ClusterSpecInputs {
   const singleNode = isSingleNodeRequest(provisionCounts(spec));
   const userManagedLoadBalancer = spec.loadBalancer?.type === 'UserManaged';
   const { platform, userManagedNetworking } = platformInputs(ctx, errors);
+  const rejectedFields = new Set<UserField>();
+  errors.unshift(...userFieldErrors(ctx, platform, rejectedFields));
 
   const networkType =
     spec.networking.networkType || (ctx.installed ? undefined : autoNetworkType(spec, ctx.openshiftVersion));
@@ -246,6 +262,28 @@ export function clusterSpecInputs(ctx: SpecInputContext): ClusterSpecInputs {
     ignoredClusterValidations: ignoredCluster.value,
     ignoredHostValidations: ignoredHost.value,
     customManifests,
+    rejectedFields,
     errors,
   };
+}
+
+/** The fields the backend checks by format on register and update: name, domain, key, proxy, NTP. */
+function userFieldErrors(ctx: SpecInputContext, platform: string, rejected: Set<UserField>): SpecSyncError[] {
+  const spec = ctx.aci.spec;
+  const errors: SpecSyncError[] = [];
+  const add = (message: string | undefined, field?: UserField) => {
+    if (message === undefined) return;
+    errors.push(inputError(message));
+    if (field) rejected.add(field);
+  };
+  // An imported cluster is registered as it is; its name and domain are not checked.
+  if (!ctx.imported) {
+    if (ctx.clusterName !== undefined) add(clusterNameError(ctx.clusterName, platform));
+    if (ctx.baseDomain) add(baseDomainError(ctx.baseDomain));
+  }
+  const sshKey = spec.sshPublicKey?.trim();
+  if (sshKey) add(sshPublicKeyError(sshKey), 'sshPublicKey');
+  add(proxyError(spec.proxy), 'proxy');
+  add(ntpSourcesError(spec.ntpSources ?? []), 'ntpSources');
+  return errors;
 }

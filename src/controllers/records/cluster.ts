@@ -243,8 +243,9 @@ function persistedFields(aci: AgentClusterInstall, existing: boolean, kind: Clus
 /** Record fields the ACI spec and the ClusterDeployment set directly. */
 function specFields(r: ClusterResources, inputs: ClusterSpecInputs, pullSecret: string) {
   const spec = r.aci.spec;
-  const sshKey = spec.sshPublicKey?.trim();
-  const ntp = (spec.ntpSources ?? []).join(',');
+  const rejected = inputs.rejectedFields;
+  const sshKey = rejected.has('sshPublicKey') ? undefined : spec.sshPublicKey?.trim();
+  const ntp = rejected.has('ntpSources') ? '' : (spec.ntpSources ?? []).join(',');
   const platform: Cluster['platform'] =
     inputs.platform === 'external'
       ? {
@@ -274,7 +275,7 @@ function specFields(r: ClusterResources, inputs: ClusterSpecInputs, pullSecret: 
     pull_secret: pullSecret || undefined,
     pull_secret_set: pullSecret !== '',
     ssh_public_key: sshKey || undefined,
-    ...proxyFields(spec),
+    ...(rejected.has('proxy') ? {} : proxyFields(spec)),
     additional_ntp_source: ntp || undefined,
     hyperthreading: hyperthreading(spec),
     schedulable_masters: spec.mastersSchedulable === true,
@@ -329,6 +330,8 @@ export function clusterFromResources(r: ClusterResources): ClusterFromResourcesR
   const imported = existing ? backend?.imported === true : installed;
   const inputs = clusterSpecInputs({
     aci,
+    clusterName: cd.spec.clusterName,
+    baseDomain: cd.spec.baseDomain,
     existing,
     imported,
     installed,

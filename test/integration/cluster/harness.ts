@@ -187,7 +187,7 @@ export function snoAciObject(
         userManagedNetworking: true,
       },
       provisionRequirements: { controlPlaneAgents: 1 },
-      sshPublicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemo demo@example.com',
+      sshPublicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoDemoDemoDemoDemoDemoDemoDemoDemoDemoDem demo@example.com',
       ...spec,
     },
   };

@@ -143,7 +143,7 @@ describe('InfraEnv controller and image service', () => {
 
   it('serves the ISO with the InfraEnv ignition embedded (GET, HEAD, Range) and a working agent token', async () => {
     const ie = await createAvailable('iso', {
-      sshAuthorizedKey: 'ssh-ed25519 AAAAiso',
+      sshAuthorizedKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIsoKeyIsoKeyIsoKeyIsoKeyIsoKeyIsoKeyIsoKeyI',
       imageType: 'full-iso',
     });
     const url = ie.status!.isoDownloadURL!;
@@ -161,7 +161,7 @@ describe('InfraEnv controller and image service', () => {
     expect(config.infraEnvId).toBe(ie.metadata.uid);
     expect(config.serviceUrl).toBe(op.baseUrl);
     expect(config.pullSecret).toBe(PULL_SECRET_JSON);
-    expect(JSON.stringify(parsed)).toContain('ssh-ed25519 AAAAiso');
+    expect(JSON.stringify(parsed)).toContain('ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIsoKeyIsoKeyIsoKeyIsoKeyIsoKeyIsoKeyIsoKeyI');
     // The embedded token is an agent token of this infra-env.
     const auth = await op.server.auth.authenticate({
       method: 'GET',
@@ -194,7 +194,7 @@ describe('InfraEnv controller and image service', () => {
     expect(annotated.status).toEqual(before.status);
 
     await client.patch(INFRA_ENV, 'stable', ns, 'merge', {
-      spec: { sshAuthorizedKey: 'ssh-ed25519 AAAAnew' },
+      spec: { sshAuthorizedKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINewKeyNewKeyNewKeyNewKeyNewKeyNewKeyNewKeyN' },
     });
     const changed = await eventually(
       async () => {
@@ -209,7 +209,7 @@ describe('InfraEnv controller and image service', () => {
       Date.parse(before.status!.createdTime!),
     );
     const ign = await fetchBytes(changed.status!.bootArtifacts!.discoveryIgnitionURL);
-    expect(ign.body.toString()).toContain('ssh-ed25519 AAAAnew');
+    expect(ign.body.toString()).toContain('ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINewKeyNewKeyNewKeyNewKeyNewKeyNewKeyNewKeyN');
   });
 
   it('reports a missing ClusterDeployment', async () => {
@@ -463,7 +463,7 @@ describe('mirror registries and the AgentServiceConfig', () => {
     // An unlabelled ConfigMap is not in the cache, so its creation is no event: the controller
     // looks again every 20 s; a spec edit is quicker (once read, the ConfigMap is labelled and watched).
     await client.patch(INFRA_ENV, 'mirror-missing', ns, 'merge', {
-      spec: { sshAuthorizedKey: 'ssh-ed25519 AAAAm' },
+      spec: { sshAuthorizedKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMKeyMKeyMKeyMKeyMKeyMKeyMKeyMKeyMKeyMKeyMKe' },
     });
     const ok = await waitFor('mirror-missing', 'InfraEnvAvailable');
     const ign = JSON.parse(

@@ -98,7 +98,8 @@ describe('clusterFromResources: new clusters', () => {
       load_balancer: { type: 'cluster-managed' },
       pull_secret: PULL_SECRET,
       pull_secret_set: true,
-      ssh_public_key: 'ssh-ed25519 AAAA user@host',
+      ssh_public_key:
+        'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHostKeyHostKeyHostKeyHostKeyHostKeyHostKeyH user@host',
       hyperthreading: 'all',
       schedulable_masters: false,
       schedulable_masters_forced_true: true,

@@ -164,7 +164,8 @@ export function agentClusterInstall(
       provisionRequirements: { controlPlaneAgents: 3, workerAgents: 2 },
       apiVIPs: ['192.168.111.5'],
       ingressVIPs: ['192.168.111.4'],
-      sshPublicKey: 'ssh-ed25519 AAAA user@host\n',
+      sshPublicKey:
+        'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHostKeyHostKeyHostKeyHostKeyHostKeyHostKeyH user@host\n',
       ...spec,
     },
   };
