@@ -17,7 +17,14 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/security/**/*.test.ts'],
+          // test/fuzz/integration: generated bad input at the REST routes and every CRD kind, with
+          // the operator in-process and the webhooks on (same control plane as the other files).
+          include: [
+            'test/integration/**/*.test.ts',
+            'test/e2e/**/*.test.ts',
+            'test/security/**/*.test.ts',
+            'test/fuzz/integration/*.test.ts',
+          ],
           environment: 'node',
           globalSetup: ['test/harness/global-setup.ts'],
           testTimeout: 60_000,
@@ -25,6 +32,15 @@ export default defineConfig({
           // Files share one control plane; each test uses its own namespace.
           fileParallelism: true,
           maxWorkers: 2,
+        },
+      },
+      {
+        // Generated bad input at the pure parsers (no cluster); bounded counts, fixed seeds.
+        test: {
+          name: 'fuzz',
+          include: ['test/fuzz/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
         },
       },
     ],
