@@ -147,7 +147,11 @@ export function hostBackend(ctx: OperatorContext, deps: HostBackendDeps): HostBa
         checked_in_at: now.toISOString(),
         ...(input.timestamp !== undefined ? { timestamp: input.timestamp } : {}),
       });
-      const host = agentToHost(agent, hostFacts(ctx, memory, id));
+      const recorded = agentToHost(agent, hostFacts(ctx, memory, id));
+      // Upstream records the runner's version before choosing steps; judging by the version stored
+      // at registration (the discovery image's) would ask an upgraded runner to upgrade forever.
+      const version = call.agentVersionHeader;
+      const host = version ? { ...recorded, discovery_agent_version: version } : recorded;
       const cluster = await clusterRecordById(ctx, host.cluster_id);
       const options = stepsOptionsFor(ctx);
       options.admitConnectivityCheck = (clusterId, hostId) => connectivity.admit(clusterId, hostId);
@@ -182,8 +186,7 @@ export function hostBackend(ctx: OperatorContext, deps: HostBackendDeps): HostBa
       if (result.installer_version && result.installer_version !== host.installer_version) {
         pending.installerVersion = result.installer_version;
       }
-      const version = call.agentVersionHeader;
-      if (version && version !== host.discovery_agent_version) pending.discoveryAgentVersion = version;
+      if (version && version !== recorded.discovery_agent_version) pending.discoveryAgentVersion = version;
       if (host.media_status === 'disconnected') pending.mediaConnected = true;
       if (result.upgrade_agent) {
         log.info({ host: id, image: ctx.settings.agentImage }, 'agent asked to upgrade');
