@@ -159,5 +159,5 @@ export async function metricsCertificate(
     server: true,
     validDays: 365,
   });
-  return { certPem: `${cert.certPem}${ca.certPem}`, keyPem: cert.keyPem };
+  return { certPem: `${cert.certPem.trimEnd()}\n${ca.certPem}`, keyPem: cert.keyPem };
 }

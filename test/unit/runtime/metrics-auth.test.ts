@@ -1,6 +1,12 @@
+import { createSecureContext } from 'node:tls';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { KubeClient } from '../../../src/runtime/client.ts';
-import { MAX_BEARER_TOKEN_BYTES, MetricsAuthorizer } from '../../../src/runtime/metrics-auth.ts';
+import {
+  MAX_BEARER_TOKEN_BYTES,
+  MetricsAuthorizer,
+  metricsCertificate,
+} from '../../../src/runtime/metrics-auth.ts';
 
 type Body = { spec: Record<string, unknown> };
 
@@ -87,5 +93,13 @@ describe('MetricsAuthorizer', () => {
   it('answers 500 when the TokenReview cannot be made', async () => {
     const { client } = fakeClient(tokens, [], 'tokenreview');
     expect(await new MetricsAuthorizer(client).check('Bearer good')).toMatchObject({ ok: false, code: 500 });
+  });
+});
+
+describe('metricsCertificate', () => {
+  it('self-signs a chain TLS accepts when no directory has one', async () => {
+    const pair = await metricsCertificate('/nonexistent', pino({ level: 'silent' }));
+    expect(() => createSecureContext({ cert: pair.certPem, key: pair.keyPem })).not.toThrow();
+    expect(pair.certPem.match(/BEGIN CERTIFICATE/g)).toHaveLength(2);
   });
 });
