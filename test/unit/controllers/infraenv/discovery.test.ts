@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { INFRAENV_TOKEN_GENERATION_ANNOTATION } from '../../../../src/api/index.ts';
 import { OsImageCatalog } from '../../../../src/controllers/agentserviceconfig/os-images.ts';
 import { INITIAL_SERVICE_CONFIG } from '../../../../src/controllers/agentserviceconfig/service-config.ts';
 import {
@@ -88,6 +89,16 @@ describe('imageDigestOf', () => {
     expect(imageDigestOf(inputs({ sshAuthorizedKey: 'ssh-ed25519 AAA' }), service)).not.toBe(base);
     expect(imageDigestOf(inputs(), { ...service, agentImage: 'b' })).not.toBe(base);
     expect(imageDigestOf({ ...inputs(), osImage: { ...OS, url: 'http://y' } }, service)).not.toBe(base);
+  });
+
+  it('follows the token-generation annotation: revoking the tokens rebuilds the image', () => {
+    const base = imageDigestOf(inputs(), service);
+    const revoked = inputs();
+    revoked.infraEnv.metadata.annotations = { [INFRAENV_TOKEN_GENERATION_ANNOTATION]: '1' };
+    const once = imageDigestOf(revoked, service);
+    expect(once).not.toBe(base);
+    revoked.infraEnv.metadata.annotations = { [INFRAENV_TOKEN_GENERATION_ANNOTATION]: '2' };
+    expect(imageDigestOf(revoked, service)).not.toBe(once);
   });
 });
 
