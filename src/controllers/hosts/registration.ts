@@ -26,7 +26,7 @@ import type { OperatorContext } from '../../operator/context.ts';
 import { crossNamespaceRefusal } from '../../operator/references.ts';
 import { AGENT } from '../../operator/resources.ts';
 import { clusterView } from '../../operator/views.ts';
-import { isAlreadyExists, type OwnerReference, updateStatus } from '../../runtime/index.ts';
+import { isAlreadyExists, isConflict, type OwnerReference, updateStatus } from '../../runtime/index.ts';
 import { fail, fromSmError, type Outcome, ok } from '../../server/api/backend.ts';
 import type { LocalAuth } from '../../server/auth/index.ts';
 import { currentSpecSyncError, projectAgentStatus } from '../agent/project.ts';
@@ -157,6 +157,37 @@ function takeOverConflict(ctx: OperatorContext, existing: Agent, ie: InfraEnv): 
   return fail(409, message);
 }
 
+/**
+ * Replaces an orphaned Agent. The cached copy may be older than the live one (its controller just
+ * wrote it): on a conflict the live Agent is read and, if it is still an orphan, replaced instead;
+ * anything else is a 503 the agent retries.
+ */
+async function takeOver(
+  ctx: OperatorContext,
+  ie: InfraEnv,
+  existing: Agent,
+  skeleton: (base: Agent) => Agent,
+): Promise<Outcome<Agent>> {
+  let base = existing;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return ok(await ctx.client.replace<Agent>(AGENT, skeleton(base)));
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+    }
+    const live = await ctx.client.getIfExists<Agent>(
+      AGENT,
+      existing.metadata.name ?? '',
+      existing.metadata.namespace,
+    );
+    if (!live || live.metadata.deletionTimestamp || agentBelongsTo(live, ie)) break;
+    const conflict = takeOverConflict(ctx, live, ie);
+    if (conflict) return conflict;
+    base = live;
+  }
+  return fail(503, `host ${existing.metadata.name} changed while registering, register again`);
+}
+
 export async function registerHostAgent(
   ctx: OperatorContext,
   deps: RegistrationDeps,
@@ -243,9 +274,10 @@ export async function registerHostAgent(
 
   let agent: Agent;
   if (existing) {
-    // Same name, another infra-env and cluster: take the Agent over with a fresh spec and metadata.
-    agent = await ctx.client.replace<Agent>(AGENT, agentSkeleton(ie, hostId, clusterRef, existing));
-    agent = { ...agent, status: { role: '' } } as Agent;
+    // Same name, no live InfraEnv of its own: take the Agent over with a fresh spec and metadata.
+    const taken = await takeOver(ctx, ie, existing, (base) => agentSkeleton(ie, hostId, clusterRef, base));
+    if (!taken.ok) return taken;
+    agent = { ...taken.value, status: { role: '' } } as Agent;
   } else {
     try {
       agent = await ctx.client.create<Agent>(AGENT, agentSkeleton(ie, hostId, clusterRef));

@@ -1,0 +1,109 @@
+// No take-over (issue 13, item 3): a host id that already has an Agent of another live InfraEnv
+// cannot be registered through a second InfraEnv's token — 409 in upstream's error shape, the
+// Agent unchanged (still approved, bound and owned by the first InfraEnv) and a Warning Event on
+// it. An Agent whose InfraEnv is gone is still taken over, as upstream does.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent, InfraEnv } from '../../src/api/index.ts';
+import { REGISTRATION_CONFLICT_REASON } from '../../src/controllers/hosts/registration.ts';
+import { AGENT, EVENT } from '../../src/operator/resources.ts';
+import type { KubeObject } from '../../src/runtime/index.ts';
+import { eventually, newNamespace } from '../harness/env.ts';
+import { startTestOperator, type TestOperator } from '../harness/operator.ts';
+import { call, createInfraEnv, waitForAgent } from '../integration/hosts/helpers.ts';
+
+let op: TestOperator;
+let ns: string;
+let first: InfraEnv;
+let second: InfraEnv;
+
+beforeAll(async () => {
+  ns = await newNamespace('sec-takeover');
+  op = await startTestOperator({ namespace: ns, env: { WATCH_NAMESPACE: ns } });
+  first = await createInfraEnv(op.ctx.client, ns, 'first');
+  second = await createInfraEnv(op.ctx.client, ns, 'second');
+  await eventually(
+    async () =>
+      op.ctx.infraEnvById(second.metadata.uid ?? '') && op.ctx.infraEnvById(first.metadata.uid ?? ''),
+    {
+      what: 'InfraEnvs in cache',
+    },
+  );
+});
+
+afterAll(async () => {
+  await op?.stop();
+});
+
+function register(ie: InfraEnv, hostId: string) {
+  return call(op.baseUrl, 'POST', `/v2/infra-envs/${ie.metadata.uid}/hosts`, {
+    token: op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' }),
+    body: { host_id: hostId, discovery_agent_version: op.ctx.settings.agentImage },
+  });
+}
+
+describe('registering a host id that another InfraEnv holds', () => {
+  it('gets 409 and leaves the approved, named Agent alone, with an Event on it', async () => {
+    const hostId = randomUUID();
+    expect((await register(first, hostId)).status).toBe(201);
+    await waitForAgent(op.ctx.client, ns, hostId, (a) => !!a.status?.backend, 'Agent registered');
+    await op.ctx.client.patch(AGENT, hostId, ns, 'merge', {
+      spec: { approved: true, hostname: 'kept-name', role: 'worker' },
+    });
+    const before = await waitForAgent(op.ctx.client, ns, hostId, (a) => a.spec.approved === true, 'approved');
+
+    const reply = await register(second, hostId);
+    expect(reply.status, reply.text).toBe(409);
+    expect(reply.body).toMatchObject({
+      kind: 'Error',
+      id: 409,
+      code: '409',
+      reason: expect.stringContaining('already registered through infra env first'),
+    });
+
+    const event = await eventually(
+      async () => {
+        const list = await op.ctx.client.list<
+          KubeObject & { reason?: string; type?: string; message?: string }
+        >(EVENT, { namespace: ns, fieldSelector: `involvedObject.name=${hostId}` });
+        return list.items.find((e) => e.reason === REGISTRATION_CONFLICT_REASON);
+      },
+      { what: 'RegistrationConflict Event on the Agent' },
+    );
+    expect(event.type).toBe('Warning');
+    expect(event.message).toContain('second');
+
+    const after = await op.ctx.client.get<Agent>(AGENT, hostId, ns);
+    // Not re-registered (its registration time stays) and its metadata not replaced.
+    expect(after.status?.backend?.registeredAt).toBe(before.status?.backend?.registeredAt);
+    expect(after.status?.backend?.infraEnvID).toBe(first.metadata.uid);
+    expect(after.metadata.labels).toEqual(before.metadata.labels);
+    expect(after.spec).toMatchObject({ approved: true, hostname: 'kept-name', role: 'worker' });
+    expect(after.metadata.ownerReferences?.[0]?.uid).toBe(first.metadata.uid);
+  });
+
+  it('an Agent whose InfraEnv is gone is still taken over (upstream behaviour)', async () => {
+    const hostId = randomUUID();
+    await op.ctx.client.create<Agent>(AGENT, {
+      apiVersion: 'agent-install.openshift.io/v1beta1',
+      kind: 'Agent',
+      metadata: {
+        name: hostId,
+        namespace: ns,
+        labels: { 'infraenvs.agent-install.openshift.io': 'deleted-one' },
+      },
+      spec: { approved: true, role: '' },
+    } as unknown as Agent);
+    await eventually(async () => op.ctx.informers.agents.get(ns, hostId), { what: 'orphan Agent in cache' });
+    const reply = await register(second, hostId);
+    expect(reply.status, reply.text).toBe(201);
+    const agent = await waitForAgent(
+      op.ctx.client,
+      ns,
+      hostId,
+      (a) => a.metadata.ownerReferences?.[0]?.uid === second.metadata.uid,
+      'taken over by the second InfraEnv',
+    );
+    expect(agent.spec.approved).toBe(false);
+  });
+});
