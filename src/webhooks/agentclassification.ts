@@ -1,7 +1,8 @@
 // AgentClassification admission rules (kubeapi.md §1.8 "AgentClassification").
 //
 // * CREATE: `agentclassification.agent-install.openshift.io/<labelKey>=<labelValue>` must be a valid
-//   label, the value must not start with QUERYERROR, and the query must parse as jq. All problems
+//   label, the value must not start with QUERYERROR, and the query must compile as jq (src/core/jq,
+//   the same module the AgentLabel controller evaluates with). All problems
 //   are reported in one message.
 // * UPDATE: labelKey and labelValue cannot change. Beyond upstream, a changed query must parse
 //   too (upstream only checks it on CREATE, so a typo made later turns into QUERYERROR labels).
@@ -9,7 +10,7 @@
 import type { AgentClassification } from '../api/agentclassification.ts';
 import { QUERY_ERROR_PREFIX } from '../api/agentclassification.ts';
 import { AGENT_CLASSIFICATION_LABEL_PREFIX } from '../api/annotations.ts';
-import { jqSyntaxError } from './jq.ts';
+import { JqSyntaxError, jqQueryError } from '../core/jq/index.ts';
 import { aggregateErrors, labelKeyErrors, labelValueErrors } from './labels.ts';
 import {
   type AdmissionResult,
@@ -30,8 +31,11 @@ export const AGENTCLASSIFICATION_LABEL_MODIFIED_MESSAGE =
 
 function queryErrors(query: string): string[] {
   if (query.trim() === '') return ['spec.query: Required value: the query must not be empty'];
-  const err = jqSyntaxError(query);
-  return err ? [`spec.query: Invalid value: ${JSON.stringify(query)}: failed to parse query: ${err}`] : [];
+  // Admission runs the same compile step the AgentLabel controller runs before evaluating.
+  const err = jqQueryError(query);
+  if (!err) return [];
+  const stage = err instanceof JqSyntaxError ? 'parse' : 'compile';
+  return [`spec.query: Invalid value: ${JSON.stringify(query)}: failed to ${stage} query: ${err.message}`];
 }
 
 export function validateAgentClassification(

@@ -9,7 +9,6 @@ export * from './agentclusterinstall.ts';
 export * from './config.ts';
 export * from './diff.ts';
 export * from './infraenv.ts';
-export * from './jq.ts';
 export * from './kube.ts';
 export * from './labels.ts';
 export * from './references.ts';

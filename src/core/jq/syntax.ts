@@ -1,7 +1,5 @@
-// Syntax check for jq queries (the dialect gojq parses), used by the AgentClassification webhook:
-// a query that does not parse is rejected at admission instead of labelling every Agent with a
-// QUERYERROR value later. Only the grammar is checked; function names and arities are not (gojq's
-// parser does not check them either, the compiler does).
+// The jq language as gojq parses it: a lexer and a recursive-descent parser that builds the tree the
+// evaluator walks. Error messages follow gojq's ("unexpected EOF", "unexpected token …").
 //
 // The grammar follows the jq manual: pipes, `,`, `//`, assignment operators (non-associative),
 // `or`, `and`, comparisons (non-associative), `+ -`, `* / %`, unary minus, postfix terms with
@@ -11,16 +9,8 @@
 // `label`/`break`, `def` (with filter and `$` parameters), `as` bindings with destructuring and
 // `?//` alternatives, comments, and `import`/`include`/`module` directives.
 
-export class JqSyntaxError extends Error {
-  /** Offset in the query where the error was detected. */
-  readonly offset: number;
-
-  constructor(message: string, offset: number) {
-    super(message);
-    this.name = 'JqSyntaxError';
-    this.offset = offset;
-  }
-}
+import type { FuncDef, Node, Pattern, Program } from './ast.ts';
+import { JqSyntaxError } from './errors.ts';
 
 type TokenType =
   | 'eof'
@@ -240,12 +230,13 @@ class Parser {
   private readonly limit: number;
   private pos: number;
   private tok: Token;
-  private depth = 0;
+  private depth: { n: number };
 
-  constructor(lexer: Lexer, start: number, limit: number) {
+  constructor(lexer: Lexer, start: number, limit: number, depth: { n: number } = { n: 0 }) {
     this.lexer = lexer;
     this.limit = limit;
     this.pos = start;
+    this.depth = depth;
     this.tok = this.read(start);
   }
 
@@ -300,26 +291,29 @@ class Parser {
   }
 
   private guard<T>(fn: () => T): T {
-    if (++this.depth > 512) throw new JqSyntaxError('query is nested too deeply', this.tok.start);
+    if (++this.depth.n > 512) throw new JqSyntaxError('query is nested too deeply', this.tok.start);
     try {
       return fn();
     } finally {
-      this.depth--;
+      this.depth.n--;
     }
   }
 
   // ---- program -----------------------------------------------------------------------------
 
-  program(): void {
+  program(): Program {
+    const imports: Program['imports'] = [];
     if (this.isKw('module')) {
       this.next();
       this.objectTerm();
       this.expectOp(';');
     }
     while (this.isKw('import') || this.isKw('include')) {
+      const at = this.tok.start;
       const kind = this.next().value;
       if (this.tok.type !== 'string') this.fail();
-      this.stringToken();
+      const path = this.stringToken();
+      imports.push({ path: path.t === 'literal' ? String(path.v) : '', at });
       if (kind === 'import') {
         this.expectKw('as');
         if (!this.isName(this.cur(), true)) this.fail();
@@ -328,112 +322,123 @@ class Parser {
       if (this.isOp('{')) this.objectTerm();
       this.expectOp(';');
     }
-    // A program may consist of function definitions only.
-    while (this.isKw('def')) {
-      this.funcDef();
-    }
-    if (this.tok.type !== 'eof') this.pipe();
+    // A program may consist of function definitions only; it then passes its input through.
+    const defs: FuncDef[] = [];
+    while (this.isKw('def')) defs.push(this.funcDef());
+    let body: Node = this.tok.type !== 'eof' ? this.pipe() : { t: 'identity' };
     if (this.tok.type !== 'eof') this.fail();
+    for (const def of defs.reverse()) body = { t: 'def', def, rest: body };
+    return { body, imports };
   }
 
   /** Parses a complete query between `start` and `limit` (used for string interpolations). */
-  static parseRange(lexer: Lexer, start: number, limit: number): void {
-    const p = new Parser(lexer, start, limit);
-    p.pipe();
+  private subQuery(start: number, limit: number): Node {
+    const p = new Parser(this.lexer, start, limit, this.depth);
+    const n = p.pipe();
     if (p.tok.type !== 'eof') p.fail();
+    return n;
   }
 
   // ---- expressions -------------------------------------------------------------------------
 
-  pipe(): void {
-    this.guard(() => {
+  pipe(): Node {
+    return this.guard(() => {
       if (this.isKw('def')) {
-        this.funcDef();
-        this.pipe();
-        return;
+        const def = this.funcDef();
+        return { t: 'def', def, rest: this.pipe() };
       }
-      this.comma();
+      const left = this.comma();
       if (this.isOp('|')) {
         this.next();
-        this.pipe();
+        return { t: 'pipe', left, right: this.pipe() };
       }
+      return left;
     });
   }
 
-  private comma(): void {
-    this.alternative();
+  private comma(): Node {
+    let left = this.alternative();
     while (this.isOp(',')) {
       this.next();
-      this.alternative();
+      left = { t: 'comma', left, right: this.alternative() };
     }
+    return left;
   }
 
-  private alternative(): void {
-    this.assignment();
+  private alternative(): Node {
+    const left = this.assignment();
     if (this.isOp('//')) {
       this.next();
-      this.alternative();
+      return { t: 'alt', left, right: this.alternative() };
     }
+    return left;
   }
 
-  private assignment(): void {
-    this.or();
+  private assignment(): Node {
+    const left = this.or();
     if (this.tok.type === 'op' && ASSIGN_OPS.has(this.tok.value)) {
-      this.next();
-      this.or();
+      const op = this.next().value;
+      const right = this.or();
       if (this.tok.type === 'op' && ASSIGN_OPS.has(this.tok.value)) this.fail();
+      return { t: 'assign', op, left, right };
     }
+    return left;
   }
 
-  private or(): void {
-    this.and();
+  private or(): Node {
+    let left = this.and();
     while (this.isKw('or')) {
       this.next();
-      this.and();
+      left = { t: 'or', left, right: this.and() };
     }
+    return left;
   }
 
-  private and(): void {
-    this.comparison();
+  private and(): Node {
+    let left = this.comparison();
     while (this.isKw('and')) {
       this.next();
-      this.comparison();
+      left = { t: 'and', left, right: this.comparison() };
     }
+    return left;
   }
 
-  private comparison(): void {
-    this.additive();
+  private comparison(): Node {
+    const left = this.additive();
     if (this.tok.type === 'op' && COMPARE_OPS.has(this.tok.value)) {
-      this.next();
-      this.additive();
+      const op = this.next().value;
+      const right = this.additive();
       if (this.tok.type === 'op' && COMPARE_OPS.has(this.tok.value)) this.fail();
+      return { t: 'binop', op, left, right };
     }
+    return left;
   }
 
-  private additive(): void {
-    this.multiplicative();
+  private additive(): Node {
+    let left = this.multiplicative();
     while (this.isOp('+') || this.isOp('-')) {
-      this.next();
-      this.multiplicative();
+      const op = this.next().value;
+      left = { t: 'binop', op, left, right: this.multiplicative() };
     }
+    return left;
   }
 
-  private multiplicative(): void {
-    this.unary();
+  private multiplicative(): Node {
+    let left = this.unary();
     while (this.isOp('*') || this.isOp('/') || this.isOp('%')) {
-      this.next();
-      this.unary();
+      const op = this.next().value;
+      left = { t: 'binop', op, left, right: this.unary() };
     }
+    return left;
   }
 
-  private unary(): void {
-    this.guard(() => {
+  private unary(): Node {
+    return this.guard(() => {
       if (this.isOp('-')) {
         this.next();
-        this.unary();
-        return;
+        return { t: 'neg', of: this.unary() };
       }
-      this.operand();
+      return this.operand();
     });
   }
 
@@ -441,38 +446,39 @@ class Parser {
    * A postfix term, or one of the forms whose body extends as far right as possible:
    * `Term as Patterns | Pipe`, `def ...; Pipe` and `label $name | Pipe`.
    */
-  private operand(): void {
+  private operand(): Node {
     if (this.isKw('def')) {
-      this.funcDef();
-      this.pipe();
-      return;
+      const def = this.funcDef();
+      return { t: 'def', def, rest: this.pipe() };
     }
     if (this.isKw('label')) {
       this.next();
       if (this.tok.type !== 'var') this.fail();
-      this.next();
+      const name = this.next().value.slice(1);
       this.expectOp('|');
-      this.pipe();
-      return;
+      return { t: 'label', name, body: this.pipe() };
     }
-    this.postfixTerm();
+    const source = this.postfixTerm();
     if (this.isKw('as')) {
       this.next();
-      this.patterns();
+      const patterns = this.patterns();
       this.expectOp('|');
-      this.pipe();
+      return { t: 'bind', source, patterns, body: this.pipe() };
     }
+    return source;
   }
 
-  private funcDef(): void {
+  private funcDef(): FuncDef {
+    const at = this.tok.start;
     this.expectKw('def');
     if (!this.isName(this.cur(), false)) this.fail();
-    this.next();
+    const name = this.next().value;
+    const params: string[] = [];
     if (this.isOp('(')) {
       this.next();
       for (;;) {
         if (!this.isName(this.cur(), true)) this.fail();
-        this.next();
+        params.push(this.next().value);
         if (this.isOp(';')) {
           this.next();
           continue;
@@ -482,365 +488,448 @@ class Parser {
       }
     }
     this.expectOp(':');
-    this.pipe();
+    const body = this.pipe();
     this.expectOp(';');
+    return { name, params, body, at };
   }
 
   // ---- terms -------------------------------------------------------------------------------
 
-  private postfixTerm(): void {
-    this.guard(() => {
-      this.primary();
-      this.suffixes();
-    });
+  private postfixTerm(): Node {
+    return this.guard(() => this.suffixes(this.primary()));
   }
 
-  private suffixes(): void {
+  private suffixes(term: Node): Node {
+    let n = term;
     for (;;) {
       const t = this.tok;
       if (t.type === 'field') {
         this.next();
+        n = { t: 'index', of: n, key: { t: 'literal', v: t.value.slice(1) } };
       } else if (t.type === 'op' && t.value === '.') {
         // ."string" or .[...] after a term
-        const n = this.peek2();
-        if (n.type === 'string') {
+        const after = this.peek2();
+        if (after.type === 'string') {
           this.next();
-          this.stringToken();
-        } else if (n.type === 'op' && n.value === '[') {
+          n = { t: 'index', of: n, key: this.stringToken() };
+        } else if (after.type === 'op' && after.value === '[') {
           this.next();
-          this.bracketSuffix();
+          n = this.bracketSuffix(n);
         } else {
-          this.fail(n);
+          this.fail(after);
         }
       } else if (t.type === 'op' && t.value === '[') {
-        this.bracketSuffix();
+        n = this.bracketSuffix(n);
       } else if (t.type === 'op' && t.value === '?') {
         // `?//` introduces a destructuring alternative, which only follows patterns.
         this.next();
+        n = { t: 'try', body: n };
       } else {
-        return;
+        return n;
       }
     }
   }
 
   /** `[]`, `[e]`, `[e:]`, `[:e]`, `[e:e]`. */
-  private bracketSuffix(): void {
+  private bracketSuffix(of: Node): Node {
     this.expectOp('[');
     if (this.isOp(']')) {
       this.next();
-      return;
+      return { t: 'iterate', of };
     }
     if (this.isOp(':')) {
       this.next();
-      this.pipe();
+      const to = this.pipe();
       this.expectOp(']');
-      return;
+      return { t: 'slice', of, to };
     }
-    this.pipe();
+    const key = this.pipe();
     if (this.isOp(':')) {
       this.next();
-      if (!this.isOp(']')) this.pipe();
+      const to = this.isOp(']') ? undefined : this.pipe();
+      this.expectOp(']');
+      return to ? { t: 'slice', of, from: key, to } : { t: 'slice', of, from: key };
     }
     this.expectOp(']');
+    return { t: 'index', of, key };
   }
 
-  private primary(): void {
+  private primary(): Node {
     const t = this.tok;
     switch (t.type) {
       case 'field':
+        this.next();
+        return { t: 'index', of: { t: 'identity' }, key: { t: 'literal', v: t.value.slice(1) } };
       case 'number':
+        this.next();
+        return { t: 'literal', v: Number(t.value) };
       case 'var':
         this.next();
-        return;
+        return { t: 'var', name: t.value.slice(1), at: t.start };
       case 'string':
-        this.stringToken();
-        return;
+        return this.stringToken();
       case 'format':
-        this.next();
-        if (this.tok.type === 'string') this.stringToken();
-        return;
+        return this.formatTerm();
       case 'op':
-        this.primaryOp(t);
-        return;
+        return this.primaryOp(t);
       case 'ident':
-        this.primaryIdent(t);
-        return;
+        return this.primaryIdent(t);
       default:
         this.fail();
     }
   }
 
-  private primaryOp(t: Token): void {
+  private formatTerm(): Node {
+    const name = this.next().value.slice(1);
+    if (this.tok.type !== 'string') return { t: 'format', name };
+    const s = this.stringToken();
+    return s.t === 'string'
+      ? { ...s, format: name }
+      : { t: 'string', parts: [String(s.t === 'literal' ? s.v : '')], format: name };
+  }
+
+  private primaryOp(t: Token): Node {
     switch (t.value) {
       case '.': {
         this.next();
         // `."foo"`; `.[...]` is handled as a suffix.
-        if (this.tok.type === 'string') this.stringToken();
-        return;
+        if (this.tok.type === 'string') return { t: 'index', of: { t: 'identity' }, key: this.stringToken() };
+        return { t: 'identity' };
       }
       case '..':
         this.next();
-        return;
-      case '(':
+        return { t: 'recurse' };
+      case '(': {
         this.next();
-        this.pipe();
+        const n = this.pipe();
         this.expectOp(')');
-        return;
-      case '[':
+        return n;
+      }
+      case '[': {
         this.next();
-        if (!this.isOp(']')) this.pipe();
+        if (this.isOp(']')) {
+          this.next();
+          return { t: 'array' };
+        }
+        const of = this.pipe();
         this.expectOp(']');
-        return;
+        return { t: 'array', of };
+      }
       case '{':
-        this.objectTerm();
-        return;
+        return this.objectTerm();
       default:
         this.fail();
     }
   }
 
-  private primaryIdent(t: Token): void {
+  private primaryIdent(t: Token): Node {
     switch (t.value) {
       case 'if':
-        this.ifTerm();
-        return;
-      case 'try':
+        return this.ifTerm();
+      case 'try': {
         this.next();
-        this.postfixBody();
+        const body = this.postfixBody();
         if (this.isKw('catch')) {
           this.next();
-          this.postfixBody();
+          return { t: 'try', body, handler: this.postfixBody() };
         }
-        return;
-      case 'reduce':
-      case 'foreach': {
-        this.next();
-        this.postfixTerm();
-        this.expectKw('as');
-        this.patterns();
-        this.expectOp('(');
-        this.pipe();
-        this.expectOp(';');
-        this.pipe();
-        if (t.value === 'foreach' && this.isOp(';')) {
-          this.next();
-          this.pipe();
-        }
-        this.expectOp(')');
-        return;
+        return { t: 'try', body };
       }
-      case 'break':
+      case 'reduce':
+      case 'foreach':
+        return this.reduceTerm(t);
+      case 'break': {
         this.next();
         if (this.tok.type !== 'var') this.fail();
-        this.next();
-        return;
+        return { t: 'break', name: this.next().value.slice(1), at: t.start };
+      }
       case '__loc__':
-        this.fail();
+        return this.fail();
+      case 'true':
+      case 'false':
+      case 'null':
+        this.next();
+        return { t: 'literal', v: t.value === 'null' ? null : t.value === 'true' };
     }
     if (KEYWORDS.has(t.value)) this.fail();
     this.next();
+    const args: Node[] = [];
     if (this.isOp('(')) {
       this.next();
-      this.pipe();
+      args.push(this.pipe());
       while (this.isOp(';')) {
         this.next();
-        this.pipe();
+        args.push(this.pipe());
       }
       this.expectOp(')');
     }
+    return { t: 'call', name: t.value, args, at: t.start };
+  }
+
+  private reduceTerm(t: Token): Node {
+    this.next();
+    const source = this.postfixTerm();
+    this.expectKw('as');
+    const patterns = this.patterns();
+    if (patterns.length > 1) {
+      throw new JqSyntaxError(`alternative patterns (?//) are not supported in ${t.value}`, t.start);
+    }
+    const pattern = patterns[0]!;
+    this.expectOp('(');
+    const init = this.pipe();
+    this.expectOp(';');
+    const update = this.pipe();
+    if (t.value === 'reduce') {
+      this.expectOp(')');
+      return { t: 'reduce', source, pattern, init, update };
+    }
+    let extract: Node | undefined;
+    if (this.isOp(';')) {
+      this.next();
+      extract = this.pipe();
+    }
+    this.expectOp(')');
+    return extract
+      ? { t: 'foreach', source, pattern, init, update, extract }
+      : { t: 'foreach', source, pattern, init, update };
   }
 
   /** Bodies of `try` and `catch`: a postfix term, optionally negated. */
-  private postfixBody(): void {
+  private postfixBody(): Node {
     if (this.isOp('-')) {
       this.next();
-      this.postfixBody();
-      return;
+      return { t: 'neg', of: this.postfixBody() };
     }
-    this.postfixTerm();
+    return this.postfixTerm();
   }
 
-  private ifTerm(): void {
+  private ifTerm(): Node {
     this.expectKw('if');
-    this.pipe();
+    const branches: Array<{ cond: Node; body: Node }> = [];
+    const cond = this.pipe();
     this.expectKw('then');
-    this.pipe();
+    branches.push({ cond, body: this.pipe() });
     while (this.isKw('elif')) {
       this.next();
-      this.pipe();
+      const c = this.pipe();
       this.expectKw('then');
-      this.pipe();
+      branches.push({ cond: c, body: this.pipe() });
     }
+    let otherwise: Node | undefined;
     if (this.isKw('else')) {
       this.next();
-      this.pipe();
+      otherwise = this.pipe();
     }
     this.expectKw('end');
+    return otherwise ? { t: 'if', branches, else: otherwise } : { t: 'if', branches };
   }
 
-  private stringToken(): void {
+  /** A string token: a literal, or a string node when it has interpolations. */
+  private stringToken(): Node {
     const t = this.tok;
     if (t.type !== 'string') this.fail();
-    for (const [from, to] of t.interpolations ?? []) Parser.parseRange(this.lexer, from, to);
+    const parts: Array<string | Node> = [];
+    let text = '';
+    const raw = t.value;
+    const ranges = t.interpolations ?? [];
+    let i = 1;
+    let r = 0;
+    while (i < raw.length - 1) {
+      const c = raw[i]!;
+      if (c !== '\\') {
+        text += c;
+        i++;
+        continue;
+      }
+      const e = raw[i + 1]!;
+      if (e === '(') {
+        const [from, to] = ranges[r++]!;
+        if (text) parts.push(text);
+        text = '';
+        parts.push(this.subQuery(from, to));
+        i = to - t.start + 1;
+      } else if (e === 'u') {
+        text += String.fromCharCode(Number.parseInt(raw.slice(i + 2, i + 6), 16));
+        i += 6;
+      } else {
+        text += ESCAPES[e] ?? e;
+        i += 2;
+      }
+    }
+    if (text || parts.length === 0) parts.push(text);
     this.next();
+    if (parts.length === 1 && typeof parts[0] === 'string') return { t: 'literal', v: parts[0] };
+    return { t: 'string', parts };
   }
 
-  private objectTerm(): void {
+  private objectTerm(): Node {
     this.expectOp('{');
+    const entries: Array<{ key: Node; value: Node }> = [];
     if (this.isOp('}')) {
       this.next();
-      return;
+      return { t: 'object', entries };
     }
     for (;;) {
-      this.objectEntry();
+      entries.push(this.objectEntry());
       if (this.isOp(',')) {
         this.next();
         continue;
       }
       this.expectOp('}');
-      return;
+      return { t: 'object', entries };
     }
   }
 
-  private objectEntry(): void {
+  private objectEntry(): { key: Node; value: Node } {
     const t = this.tok;
     if (t.type === 'var') {
-      // {$x}, {$__loc__} or {$x: value}
+      // {$x} is {"x": $x}; {$x: v} keys by the variable's value.
       this.next();
+      const variable: Node = { t: 'var', name: t.value.slice(1), at: t.start };
       if (this.isOp(':')) {
         this.next();
-        this.objectValue();
+        return { key: variable, value: this.objectValue() };
       }
-      return;
+      return { key: { t: 'literal', v: t.value.slice(1) }, value: variable };
     }
+    let key: Node;
     if (t.type === 'ident' && !t.value.includes('::')) {
       this.next();
+      key = { t: 'literal', v: t.value };
     } else if (t.type === 'string') {
-      this.stringToken();
+      key = this.stringToken();
     } else if (t.type === 'format') {
-      this.next();
-      if (this.tok.type === 'string') this.stringToken();
+      key = this.formatTerm();
     } else if (t.type === 'op' && t.value === '(') {
       this.next();
-      this.pipe();
+      key = this.pipe();
       this.expectOp(')');
       this.expectOp(':');
-      this.objectValue();
-      return;
+      return { key, value: this.objectValue() };
     } else {
       this.fail();
     }
     if (this.isOp(':')) {
       this.next();
-      this.objectValue();
+      return { key, value: this.objectValue() };
     }
+    return { key, value: { t: 'index', of: { t: 'identity' }, key } };
   }
 
   /** Object values: `|`-chained postfix terms (binary operators need parentheses). */
-  private objectValue(): void {
-    this.postfixBody();
+  private objectValue(): Node {
+    let n = this.postfixBody();
     while (this.isOp('|')) {
       this.next();
-      this.postfixBody();
+      n = { t: 'pipe', left: n, right: this.postfixBody() };
     }
+    return n;
   }
 
   // ---- destructuring patterns --------------------------------------------------------------
 
-  private patterns(): void {
-    this.pattern();
+  private patterns(): Pattern[] {
+    const out = [this.pattern()];
     // `?//` separates alternative patterns; the lexer may also see `?` `//`.
     for (;;) {
       if (this.isOp('?//')) {
         this.next();
-        this.pattern();
+        out.push(this.pattern());
         continue;
       }
       if (this.isOp('?')) {
-        const n = this.peek2();
-        if (n.type === 'op' && n.value === '//' && n.start === this.tok.end) {
+        const after = this.peek2();
+        if (after.type === 'op' && after.value === '//' && after.start === this.tok.end) {
           this.next();
           this.next();
-          this.pattern();
+          out.push(this.pattern());
           continue;
         }
       }
-      return;
+      return out;
     }
   }
 
-  private pattern(): void {
-    this.guard(() => {
+  private pattern(): Pattern {
+    return this.guard((): Pattern => {
       const t = this.tok;
       if (t.type === 'var') {
         this.next();
-        return;
+        return { t: 'pvar', name: t.value.slice(1) };
       }
       if (this.isOp('[')) {
         this.next();
-        this.pattern();
+        const items = [this.pattern()];
         while (this.isOp(',')) {
           this.next();
-          this.pattern();
+          items.push(this.pattern());
         }
         this.expectOp(']');
-        return;
+        return { t: 'parray', items };
       }
       if (this.isOp('{')) {
         this.next();
-        this.objectPatternEntry();
+        const entries = [this.objectPatternEntry()];
         while (this.isOp(',')) {
           this.next();
-          this.objectPatternEntry();
+          entries.push(this.objectPatternEntry());
         }
         this.expectOp('}');
-        return;
+        return { t: 'pobject', entries };
       }
       this.fail();
     });
   }
 
-  private objectPatternEntry(): void {
+  private objectPatternEntry(): { key: Node; bind?: string; pattern?: Pattern } {
     const t = this.tok;
     if (t.type === 'var') {
       this.next();
+      const name = t.value.slice(1);
+      const key: Node = { t: 'literal', v: name };
       if (this.isOp(':')) {
         this.next();
-        this.pattern();
+        return { key, bind: name, pattern: this.pattern() };
       }
-      return;
+      return { key, bind: name };
     }
+    let key: Node;
     if (t.type === 'ident' && !t.value.includes('::')) {
       this.next();
+      key = { t: 'literal', v: t.value };
     } else if (t.type === 'string') {
-      this.stringToken();
+      key = this.stringToken();
     } else if (this.isOp('(')) {
       this.next();
-      this.pipe();
+      key = this.pipe();
       this.expectOp(')');
     } else {
       this.fail();
     }
     this.expectOp(':');
-    this.pattern();
+    return { key, pattern: this.pattern() };
   }
 }
 
-/** Throws JqSyntaxError when `query` is not a syntactically valid jq program. */
-export function parseJq(query: string): void {
-  const lexer = new Lexer(query);
-  new Parser(lexer, 0, query.length).program();
-}
+const ESCAPES: Record<string, string> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
 
-/** undefined when `query` parses, otherwise the parse error message. */
-export function jqSyntaxError(query: string): string | undefined {
+/** Parses `query` into a program; throws JqSyntaxError when it is not valid jq. */
+export function parseJq(query: string): Program {
+  const lexer = new Lexer(query);
   try {
-    parseJq(query);
-    return undefined;
+    return new Parser(lexer, 0, query.length).program();
   } catch (err) {
-    if (err instanceof JqSyntaxError) return err.message;
     // Pathologically nested string interpolations exhaust the stack before the depth guard.
-    if (err instanceof RangeError) return 'query is nested too deeply';
+    if (err instanceof RangeError) throw new JqSyntaxError('query is nested too deeply', 0);
     throw err;
   }
 }
