@@ -60,6 +60,16 @@ describe('AgentClassification', () => {
       classification('size', 'large', '.cpu.count >= 8 and .memory.physicalBytes >= 34359738368'),
     );
     await client.create(AGENT_CLASSIFICATION, classification('broken', 'yes', '.cpu.count | test("x")'));
+    // Admitted by the webhook and evaluated by the label controller alike (the old evaluator could
+    // not run reduce, def, interpolation, |= or formats and labelled such Agents QUERYERROR).
+    await client.create(
+      AGENT_CLASSIFICATION,
+      classification(
+        'rich',
+        'yes',
+        'def cores: reduce .cpu.count as $c (0; . + $c); (.cpu.count |= . * 1) | "\\(cores)" | @base64 | @base64d | tonumber >= 8',
+      ),
+    );
 
     const key = 'agentclassification.agent-install.openshift.io/size';
     await waitForAgent(client, ns, big, (a) => a.metadata.labels?.[key] === 'large', 'large label');
@@ -72,6 +82,8 @@ describe('AgentClassification', () => {
       'query error label',
     );
     expect(smallAgent.metadata.labels?.[key]).toBeUndefined();
+    const rich = 'agentclassification.agent-install.openshift.io/rich';
+    await waitForAgent(client, ns, big, (a) => a.metadata.labels?.[rich] === 'yes', 'rich query label');
 
     const size = await eventually(
       async () => {

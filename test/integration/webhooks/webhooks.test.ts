@@ -390,6 +390,11 @@ describe('AgentClassification webhook', () => {
       () => client.create(CLASSIFICATION, classification(uniqueName('ac'), { query: '.cpu.count >=' })),
       'spec.query: Invalid value: ".cpu.count >=": failed to parse query: unexpected EOF',
     );
+    // A query that parses but names no function is refused too: the controller could not run it.
+    await expectDenied(
+      () => client.create(CLASSIFICATION, classification(uniqueName('ac'), { query: 'cpucount >= 8' })),
+      'spec.query: Invalid value: "cpucount >= 8": failed to compile query: function not defined: cpucount/0',
+    );
     await expectDenied(
       () => update(CLASSIFICATION, name, (o) => (o.spec.labelValue = 'small')),
       'Label modified: the specified label may not be modified after creation',
