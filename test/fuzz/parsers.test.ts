@@ -7,6 +7,7 @@ import { validateIgnitionOverride } from '../../src/core/ignition/override.ts';
 import { parseIgnition } from '../../src/core/ignition/parse.ts';
 import { validateStaticNetworkConfig } from '../../src/core/ignition/static-network.ts';
 import { parseRegistriesConf } from '../../src/core/installconfig/registries.ts';
+import { classify, jqQueryError } from '../../src/core/jq/index.ts';
 import { tryParseCidr } from '../../src/core/network/cidr.ts';
 import { parseConnectivity } from '../../src/core/network/connectivity.ts';
 import { validateNetworksInput } from '../../src/core/network/network-input.ts';
@@ -28,7 +29,6 @@ import {
 import * as wire from '../../src/server/api/schemas.ts';
 import { parseKernelArguments } from '../../src/server/image/embed.ts';
 import { parseRange } from '../../src/server/image/iso-stream.ts';
-import { jqSyntaxError } from '../../src/webhooks/jq.ts';
 import { casesFor, Fuzzer, type FuzzFigures, printFigures, seedFor } from './gen.ts';
 
 /** One case may not take longer than this (a catastrophic backtrack takes seconds to hours). */
@@ -142,7 +142,21 @@ const targets: Target[] = [
       return wire.parseJsonBody(body, f.pick(schemas), 'model');
     },
   },
-  { name: 'jq queries (AgentClassification)', seed: 1408, cases: 800, run: (f) => jqSyntaxError(jqQuery(f)) },
+  {
+    // Admission's compile step, then the label controller's evaluation of the same query.
+    name: 'jq queries (AgentClassification)',
+    seed: 1408,
+    cases: 800,
+    run: (f) => {
+      const query = jqQuery(f);
+      jqQueryError(query);
+      return classify(query, {
+        cpu: { count: 4 },
+        disks: [{ sizeBytes: 1 }],
+        interfaces: [{ name: 'eth0' }],
+      });
+    },
+  },
   {
     name: 'small parsers',
     seed: 1409,
