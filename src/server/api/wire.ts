@@ -108,7 +108,8 @@ export function infraEnvToWire(infraEnv: InfraEnvRecord): WireObject {
   ] as const;
   for (const key of copy) {
     const value = infraEnv[key];
-    if (value !== undefined) out[key] = value;
+    // None of these is nullable in the model: upstream omits an unset one (an unbound cluster_id).
+    if (value !== undefined && value !== null) out[key] = value;
   }
   const staticNetwork = staticNetworkToWire(infraEnv.static_network_config ?? []);
   if (staticNetwork !== '') out.static_network_config = staticNetwork;

@@ -335,6 +335,8 @@ const REALISTIC: Partial<HostApiBackend> = {
     ok({
       id: input.infraEnvId,
       name: 'ie',
+      // Unbound, as the records layer holds it.
+      cluster_id: null,
       pull_secret: 'secret',
       kernel_arguments: [{ operation: 'append', value: 'rd.debug' }],
       created_at: '2026-01-01T00:00:00.000Z',
