@@ -159,7 +159,8 @@ export function transformClusterToDay2(
   }
   const apiVip = cluster.api_vips[0]?.ip;
   const umn = cluster.user_managed_networking;
-  const r = setClusterStatus(cluster, 'adding-hosts', CLUSTER_INFO.addingHosts, ctx.now, {
+  // Upstream changes status, kind and DNS name only: status_info keeps "Cluster is installed".
+  const r = setClusterStatus(cluster, 'adding-hosts', cluster.status_info, ctx.now, {
     kind: 'AddHostsCluster',
     api_vip_dns_name: !umn && apiVip ? apiVip : `api.${cluster.name}.${cluster.base_dns_domain}`,
   });

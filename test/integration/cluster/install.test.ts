@@ -270,6 +270,8 @@ describe('SNO install to completion', () => {
       (a) => a.status?.debugInfo?.state === 'adding-hosts',
       'adding-hosts',
     );
+    // Upstream's day-2 transform changes state and kind only.
+    expect(aci.status?.debugInfo?.stateInfo).toBe('Cluster is installed');
     expect(condition(aci, 'Completed')).toMatchObject({ status: 'True', reason: 'InstallationCompleted' });
     expect(condition(aci, 'Stopped')).toMatchObject({ status: 'True', reason: 'InstallationCompleted' });
     expect(condition(aci, 'RequirementsMet')).toMatchObject({ reason: 'ClusterAlreadyInstalling' });

@@ -28,6 +28,7 @@ describe('monitorCluster', () => {
     expect(r.cluster.status).toBe('adding-hosts');
     expect(r.cluster.kind).toBe('AddHostsCluster');
     expect(r.cluster.api_vip_dns_name).toBe('api.demo.example.com');
+    expect(r.cluster.status_info).toBe('Cluster is installed');
   });
 
   it('moves an installing cluster on and recomputes its progress', () => {

@@ -184,12 +184,14 @@ describe('cluster monitor extras', () => {
       status_info: 'Cluster created for offline installation',
     });
     expect(initialClusterStatus('Other').status).toBe('insufficient');
-    const day2 = transformClusterToDay2(makeCluster({ status: 'installed' }), {}, { now: NOW });
-    expect(day2.ok && [day2.cluster.status, day2.cluster.kind, day2.cluster.api_vip_dns_name]).toEqual([
-      'adding-hosts',
-      'AddHostsCluster',
-      '192.168.1.100',
-    ]);
+    const day2 = transformClusterToDay2(
+      makeCluster({ status: 'installed', status_info: 'Cluster is installed' }),
+      {},
+      { now: NOW },
+    );
+    expect(
+      day2.ok && [day2.cluster.status, day2.cluster.kind, day2.cluster.api_vip_dns_name, day2.cluster.status_info],
+    ).toEqual(['adding-hosts', 'AddHostsCluster', '192.168.1.100', 'Cluster is installed']);
     const umn = transformClusterToDay2(
       makeCluster({ status: 'installed', user_managed_networking: true }),
       {},
