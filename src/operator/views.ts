@@ -39,6 +39,18 @@ export async function pullSecretOf(ctx: OperatorContext, ns: string, name: strin
   return data?.['.dockerconfigjson'];
 }
 
+/** The CD's pull secret as the cluster record reads it: the key's value, or that the key is missing. */
+async function clusterPullSecret(
+  ctx: OperatorContext,
+  ns: string,
+  name: string | undefined,
+): Promise<{ pullSecret?: string; pullSecretKeyMissing?: boolean }> {
+  const data = name ? await readSecret(ctx, ns, name) : undefined;
+  if (!data) return {};
+  const value = data['.dockerconfigjson'];
+  return value === undefined ? { pullSecretKeyMissing: true } : { pullSecret: value };
+}
+
 /** Builds the cluster record of a ClusterDeployment from the caches (plus referenced Secrets). */
 export async function clusterView(ctx: OperatorContext, cd: ClusterDeployment): Promise<ClusterView> {
   const aci = aciFor(ctx, cd);
@@ -59,7 +71,7 @@ export async function clusterView(ctx: OperatorContext, cd: ClusterDeployment): 
     cd,
     aci,
     clusterImageSet,
-    pullSecret: await pullSecretOf(ctx, ns, cd.spec.pullSecretRef?.name),
+    ...(await clusterPullSecret(ctx, ns, cd.spec.pullSecretRef?.name)),
     agents,
     memoryFacts: { hosts: ctx.facts.forHosts(agents.map((a) => a.metadata.name ?? '')) },
     now: ctx.now(),

@@ -32,6 +32,7 @@ import { canonicalIp } from '../../core/network/cidr.ts';
 import { computePrimaryIpStack } from '../../core/network/dual-stack.ts';
 import { CLUSTER_INFO } from '../../core/statemachine/cluster-refresh-effects.ts';
 import { schedulableMastersForcedTrue } from '../../core/statemachine/monitor.ts';
+import { pullSecretProblem } from '../../core/validations/pull-secret.ts';
 import { type AgentHost, agentToHost, type HostRuntimeFacts } from './agent.ts';
 import type { SpecSyncError } from './agent-conditions.ts';
 import { type ClusterSpecInputs, clusterSpecInputs } from './cluster-inputs.ts';
@@ -70,6 +71,8 @@ export interface ClusterResources {
   clusterImageSet?: ClusterImageSet;
   /** `.dockerconfigjson` of the CD's pull Secret; undefined when it could not be read. */
   pullSecret?: string;
+  /** The pull Secret exists but has no `.dockerconfigjson` key. */
+  pullSecretKeyMissing?: boolean;
   /** Agents of this ClusterDeployment; only those bound to the cluster become its hosts. */
   agents: readonly Agent[];
   memoryFacts?: ClusterMemoryFacts;
@@ -85,6 +88,8 @@ export interface ClusterResources {
 export type ClusterFromResourcesResult =
   | { cluster: AgentCluster; error?: SpecSyncError }
   | { cluster?: undefined; error: SpecSyncError };
+
+const PULL_SECRET_KEY = '.dockerconfigjson';
 
 const input = (message: string): SpecSyncError => ({ kind: 'input', message });
 const backendError = (message: string): SpecSyncError => ({ kind: 'backend', message });
@@ -125,13 +130,15 @@ function pullSecretFor(
       ? { value: '' }
       : { error: input(`PullSecret is required for ClusterDeployment ${cdKey}`) };
   }
-  if (r.pullSecret === undefined) {
-    return {
-      error: backendError(
-        `failed to validate pull secret for ClusterDeployment ${cdKey}: failed to find secret ${name}`,
-      ),
-    };
-  }
+  const failure = (reason: string) =>
+    ({
+      error: backendError(`failed to validate pull secret for ClusterDeployment ${cdKey}: ${reason}`),
+    }) as const;
+  if (r.pullSecretKeyMissing) return failure(`secret ${name} did not contain key ${PULL_SECRET_KEY}`);
+  if (r.pullSecret === undefined) return failure(`failed to find secret ${name}`);
+  // Upstream also prints the secret's data here; it never reaches a status (docs/compatibility.md).
+  const problem = pullSecretProblem(r.pullSecret);
+  if (problem) return failure(`invalid pull secret data in secret ${name}: ${problem}`);
   return { value: r.pullSecret };
 }
 

@@ -10,4 +10,5 @@ export {
 } from './host-context.ts';
 export { FORBIDDEN_HOSTNAMES, HOSTNAME_PATTERN, hostnameError, isAgentCompatible } from './host-hardware.ts';
 export { MEDIA_DISCONNECTED_MESSAGE } from './host-network.ts';
+export { pullSecretProblem } from './pull-secret.ts';
 export * from './types.ts';

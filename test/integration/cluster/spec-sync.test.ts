@@ -13,7 +13,9 @@ import {
   CLUSTER_DEPLOYMENT,
   CLUSTER_IMAGE_SET,
   CONFIG_MAP,
+  SECRET,
 } from '../../../src/operator/resources.ts';
+import type { KubeObject } from '../../../src/runtime/index.ts';
 import { uniqueName } from '../../harness/env.ts';
 import {
   type ClusterTestOperator,
@@ -26,6 +28,7 @@ import {
   eventuallySpecSynced,
   getAci,
   getCd,
+  PULL_SECRET,
   RELEASE_IMAGE,
   snoAciObject,
   startClusterOperator,
@@ -147,6 +150,56 @@ describe('input problems', () => {
     await createPullSecret(op.client, ns, secret);
     // An unlabelled Secret is not watched (upstream quirk 16); the 10 s backend-error requeue finds it.
     await eventuallyAci(op.client, ns, name, syncOk, 'SyncOK after the pull secret appears', 30_000);
+  });
+
+  it('an invalid or keyless pull Secret is a BackendError; replacing its content re-reconciles', async () => {
+    const ns = op.namespace;
+    const cis = await createImageSet(op.client);
+    const name = uniqueName('sno');
+    const secret = uniqueName('ps');
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    const prefix = `The Spec could not be synced due to backend error: failed to validate pull secret for ClusterDeployment ${name}/${ns}: `;
+    // `auth` decodes to "nocolon": not user:password.
+    const badAuth = b64('nocolon');
+    await op.client.create(SECRET, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: secret, namespace: ns },
+      type: 'Opaque',
+      data: { '.dockerconfigjson': b64(JSON.stringify({ auths: { 'quay.io': { auth: badAuth } } })) },
+    } as never);
+    await createCluster(
+      op.client,
+      clusterDeploymentObject(ns, name, { pullSecretRef: { name: secret } }),
+      snoAciObject(ns, name, cis),
+    );
+    let aci = await eventuallySpecSynced(op.client, ns, name, 'invalid pull secret data');
+    expect(condition(aci, 'SpecSynced')).toMatchObject({
+      status: 'False',
+      reason: 'BackendError',
+      message: `${prefix}invalid pull secret data in secret ${secret}: invalid pull secret: 'auth' for quay.io is not in 'user:password' format`,
+    });
+    expect(JSON.stringify(aci.status)).not.toContain(badAuth);
+    expect(condition(aci, 'Completed')).toMatchObject({ status: 'Unknown', reason: 'NotAvailable' });
+
+    // Fixed in place: the Secret watch wakes the reconciler (well before the 10 s error requeue).
+    await op.client.patch(SECRET, secret, ns, 'merge', { data: { '.dockerconfigjson': b64(PULL_SECRET) } });
+    await eventuallyAci(op.client, ns, name, syncOk, 'SyncOK after the Secret is fixed', 5_000);
+
+    // Replaced whole (PUT, our labels gone) by a Secret without the key: reported again.
+    const current = await op.client.get<KubeObject>(SECRET, secret, ns);
+    await op.client.replace(SECRET, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: secret, namespace: ns, resourceVersion: current.metadata.resourceVersion },
+      type: 'Opaque',
+      data: { config: b64(PULL_SECRET) },
+    } as never);
+    aci = await eventuallySpecSynced(op.client, ns, name, 'did not contain key', 5_000);
+    expect(condition(aci, 'SpecSynced')).toMatchObject({
+      reason: 'BackendError',
+      message: `${prefix}secret ${secret} did not contain key .dockerconfigjson`,
+    });
   });
 
   it('a ClusterDeployment without pull secret reference is an InputError', async () => {

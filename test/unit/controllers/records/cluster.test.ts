@@ -318,6 +318,17 @@ describe('clusterFromResources: errors before the cluster exists', () => {
       message:
         'failed to validate pull secret for ClusterDeployment spoke/spoke: failed to find secret pull-secret',
     });
+    expect(errorOf({ pullSecret: undefined, pullSecretKeyMissing: true })).toEqual({
+      kind: 'backend',
+      message:
+        'failed to validate pull secret for ClusterDeployment spoke/spoke: secret pull-secret did not contain key .dockerconfigjson',
+    });
+    const bad = '{"auths":{"quay.io":{"auth":"bm9jb2xvbg=="}}}';
+    expect(errorOf({ pullSecret: bad })).toEqual({
+      kind: 'backend',
+      message:
+        "failed to validate pull secret for ClusterDeployment spoke/spoke: invalid pull secret data in secret pull-secret: invalid pull secret: 'auth' for quay.io is not in 'user:password' format",
+    });
   });
 
   it('ClusterImageSet: required unless installed; missing → backend error', () => {

@@ -190,7 +190,12 @@ describe('cluster monitor extras', () => {
       { now: NOW },
     );
     expect(
-      day2.ok && [day2.cluster.status, day2.cluster.kind, day2.cluster.api_vip_dns_name, day2.cluster.status_info],
+      day2.ok && [
+        day2.cluster.status,
+        day2.cluster.kind,
+        day2.cluster.api_vip_dns_name,
+        day2.cluster.status_info,
+      ],
     ).toEqual(['adding-hosts', 'AddHostsCluster', '192.168.1.100', 'Cluster is installed']);
     const umn = transformClusterToDay2(
       makeCluster({ status: 'installed', user_managed_networking: true }),
