@@ -86,6 +86,35 @@ function previousStatus(ctx: SpecInputContext): AgentClusterInstallStatus | unde
   return ctx.existing ? ctx.aci.status : undefined;
 }
 
+/** The VIPs an update leaves the cluster with: the spec's when they are sent (any, and changed). */
+function vipsAfterUpdate(ctx: SpecInputContext): { api: string[]; ingress: string[] } {
+  const status = previousStatus(ctx);
+  const stored = {
+    api: status?.apiVIPs ?? (status?.apiVIP ? [status.apiVIP] : []),
+    ingress: status?.ingressVIPs ?? (status?.ingressVIP ? [status.ingressVIP] : []),
+  };
+  const wanted = specVips(ctx.aci.spec);
+  const sent =
+    (wanted.api.length > 0 || wanted.ingress.length > 0) &&
+    (!sameList(wanted.api, stored.api) || !sameList(wanted.ingress, stored.ingress));
+  return sent ? wanted : stored;
+}
+
+/**
+ * An update that turns user-managed networking on is refused while the cluster keeps VIPs. The
+ * backend checks this with the request's addresses, before the platform (kubeapi.md §3.1.4).
+ */
+function umnVipConflict(ctx: SpecInputContext): string | undefined {
+  const status = previousStatus(ctx);
+  if (status?.userManagedNetworking === undefined) return undefined;
+  const umn = effectiveUserManagedNetworking(ctx.aci.spec);
+  if (!umn || status.userManagedNetworking === umn) return undefined;
+  const vips = vipsAfterUpdate(ctx);
+  if (vips.api.length > 0) return 'User Managed Networking cannot be set with API VIPs';
+  if (vips.ingress.length > 0) return 'User Managed Networking cannot be set with Ingress VIPs';
+  return undefined;
+}
+
 /** Platform and UMN, resolved as the backend registers (new) or updates (existing) a cluster. */
 function platformInputs(ctx: SpecInputContext, errors: SpecSyncError[]) {
   const spec = ctx.aci.spec;
@@ -103,6 +132,11 @@ function platformInputs(ctx: SpecInputContext, errors: SpecSyncError[]) {
   };
   if (requested === 'external' && !spec.external) {
     errors.push(inputError('For external platform, the external platform spec must be set'));
+    return fallback;
+  }
+  const vipConflict = umnVipConflict(ctx);
+  if (vipConflict !== undefined) {
+    errors.push(inputError(vipConflict));
     return fallback;
   }
   // An import registers the cluster as it is; the backend does not apply its topology rules.

@@ -291,6 +291,56 @@ describe('input problems', () => {
   });
 });
 
+describe('user-managed networking', () => {
+  it('turning it on for a multi-node cluster with VIPs is refused with the VIP message, not the platform one', async () => {
+    const ns = op.namespace;
+    await createPullSecret(op.client, ns);
+    const cis = await createImageSet(op.client);
+    const name = uniqueName('multi');
+    await createCluster(
+      op.client,
+      clusterDeploymentObject(ns, name),
+      snoAciObject(ns, name, cis, {
+        networking: {
+          clusterNetwork: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }],
+          serviceNetwork: ['172.30.0.0/16'],
+          machineNetwork: [{ cidr: '192.168.111.0/24' }],
+          userManagedNetworking: false,
+        },
+        provisionRequirements: { controlPlaneAgents: 3 },
+        apiVIPs: ['192.168.111.5'],
+        ingressVIPs: ['192.168.111.4'],
+      }),
+    );
+    await eventuallyAci(
+      op.client,
+      ns,
+      name,
+      (a) => syncOk(a) && a.status?.apiVIPs?.[0] === '192.168.111.5',
+      'SyncOK with the VIPs',
+    );
+    await op.client.patch(AGENT_CLUSTER_INSTALL, name, ns, 'merge', {
+      spec: { networking: { userManagedNetworking: true } },
+    });
+    const aci = await eventuallyAci(
+      op.client,
+      ns,
+      name,
+      (a) => condition(a, 'SpecSynced')?.status === 'False',
+      'SpecSynced False after UMN is turned on',
+    );
+    expect(condition(aci, 'SpecSynced')).toMatchObject({
+      reason: 'InputError',
+      message:
+        'The Spec could not be synced due to an input error: User Managed Networking cannot be set with API VIPs',
+    });
+    // The refused update changes nothing.
+    expect(aci.status?.userManagedNetworking).toBe(false);
+    expect(aci.status?.platformType).toBe('BareMetal');
+    expect(aci.status?.apiVIPs).toEqual(['192.168.111.5']);
+  });
+});
+
 describe('ignored validations annotations', () => {
   it('an empty item in the ignore list is an InputError', async () => {
     const ns = op.namespace;

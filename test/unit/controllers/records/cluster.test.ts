@@ -511,10 +511,12 @@ describe('clusterFromResources: hosts and persisted facts', () => {
       ...aci,
       spec: { ...aci.spec, networking: { ...aci.spec.networking, userManagedNetworking: true } },
     };
+    // Turning UMN on is refused first because the cluster keeps its VIPs (upstream checks the
+    // VIPs before the platform).
     const umnResult = clusterFromResources(resources({ aci: umn }));
     expect(umnResult.error).toEqual({
       kind: 'input',
-      message: "Can't set baremetal platform with user-managed-networking enabled",
+      message: 'User Managed Networking cannot be set with API VIPs',
     });
     expect(umnResult.cluster).toMatchObject({
       platform: { type: 'baremetal' },
@@ -527,6 +529,7 @@ describe('clusterFromResources: hosts and persisted facts', () => {
     expect(vipResult.error?.message).toMatch(/does not belong to machine-network-cidr/);
     expect(vipResult.cluster?.api_vips).toEqual([{ ip: '192.168.111.5' }]);
 
+    // Without VIPs in the spec the update does not send any: the cluster's own still count.
     const nutanix = {
       ...aci,
       spec: {
@@ -538,8 +541,33 @@ describe('clusterFromResources: hosts and persisted facts', () => {
       },
     };
     const clash = clusterFromResources(resources({ aci: nutanix }));
-    expect(clash.error?.message).toBe("Can't set nutanix platform with user-managed-networking enabled");
+    expect(clash.error?.message).toBe('User Managed Networking cannot be set with API VIPs');
     expect(clash.cluster?.platform).toEqual({ type: 'baremetal' });
+
+    // UMN unchanged: the platform rule speaks.
+    const external = {
+      ...aci,
+      spec: {
+        ...aci.spec,
+        platformType: 'External' as const,
+        external: { platformName: 'oci', cloudControllerManager: '' as const },
+      },
+    };
+    const platformClash = clusterFromResources(resources({ aci: external }));
+    expect(platformClash.error?.message).toBe(
+      "Can't set external platform with user-managed-networking disabled",
+    );
+    expect(platformClash.cluster?.platform).toEqual({ type: 'baremetal' });
+  });
+
+  it('turning UMN on for a cluster without VIPs gets past the VIP check to the platform rule', () => {
+    const aci = agentClusterInstall({ apiVIPs: undefined, ingressVIPs: undefined });
+    const first = build({ aci });
+    expect(first.api_vips).toEqual([]);
+    const umn = withStatus(aci, first);
+    umn.spec = { ...umn.spec, networking: { ...umn.spec.networking, userManagedNetworking: true } };
+    const result = clusterFromResources(resources({ aci: umn }));
+    expect(result.error?.message).toBe("Can't set baremetal platform with user-managed-networking enabled");
   });
 
   it('a re-created ClusterDeployment (new uid) is a new cluster', () => {
