@@ -1,9 +1,10 @@
 // The parts of the ACI spec the backend validates when it registers or updates a cluster
 // (kubeapi.md §3.1.3, §3.1.4, §3.1.6, §3.1.7): platform and user-managed networking, networks,
 // VIPs, annotations and manifests. Each part that the backend would reject yields an input error
-// (manifest problems a backend error). A rejected update leaves upstream's backend unchanged;
-// here the parts stored in the ACI status (platform, UMN, VIPs, machine networks) keep their
-// stored values, and rejected annotations or manifests are left out.
+// (a missing manifests ConfigMap or a duplicate manifest name a backend error). A rejected update
+// leaves upstream's backend unchanged; here the parts stored in the ACI status (platform, UMN,
+// VIPs, machine networks) keep their stored values, and rejected annotations or manifests are
+// left out.
 
 import {
   type AgentClusterInstall,
@@ -11,6 +12,7 @@ import {
   IGNORED_CLUSTER_VALIDATIONS_ANNOTATION,
   IGNORED_HOST_VALIDATIONS_ANNOTATION,
 } from '../../api/index.ts';
+import { userManifestProblem } from '../../core/artifacts/user-manifest.ts';
 import type { CidrEntry, Cluster, ClusterNetwork, PlatformType } from '../../core/model.ts';
 import { isDualStack } from '../../core/network/dual-stack.ts';
 import { validateNetworksInput } from '../../core/network/network-input.ts';
@@ -46,6 +48,8 @@ export interface SpecInputContext {
   /** The ClusterDeployment's cluster name and base domain. */
   clusterName?: string;
   baseDomain?: string;
+  /** The cluster's id (the ClusterDeployment's uid), as the backend names it in messages. */
+  clusterId: string;
   /** The cluster exists already (its facts in the ACI status belong to it). */
   existing: boolean;
   /** An installed cluster imported for day 2 rather than installed here. */
@@ -76,6 +80,8 @@ export interface ClusterSpecInputs {
   rejectedFields: ReadonlySet<UserField>;
   /** Rejections, in the order they were found. */
   errors: SpecSyncError[];
+  /** Why the user manifests could not be synced: reported, but it does not stop registration. */
+  manifestsError?: SpecSyncError;
 }
 
 type UserField = 'sshPublicKey' | 'proxy' | 'ntpSources';
@@ -272,17 +278,7 @@ export function clusterSpecInputs(ctx: SpecInputContext): ClusterSpecInputs {
   for (const a of [overrides, ignoredCluster, ignoredHost])
     if (a.error !== undefined) errors.push(inputError(a.error));
 
-  // User manifests (day-1 only; upstream reports these as backend errors).
-  let customManifests: Cluster['custom_manifests'];
-  if (ctx.kind === 'Cluster') {
-    const manifests = manifestsFromConfigMaps(ctx.aci, ctx.manifestConfigMaps);
-    if ('error' in manifests) errors.push({ kind: 'backend', message: manifests.error });
-    else {
-      const names = Object.keys(manifests.manifests).sort();
-      if (names.length > 0) customManifests = names.map((file_name) => ({ folder: 'openshift', file_name }));
-    }
-  }
-
+  const manifests = ctx.kind === 'Cluster' ? userManifests(ctx) : {};
   return {
     platform,
     userManagedNetworking,
@@ -295,9 +291,10 @@ export function clusterSpecInputs(ctx: SpecInputContext): ClusterSpecInputs {
     installConfigOverrides: overrides.value,
     ignoredClusterValidations: ignoredCluster.value,
     ignoredHostValidations: ignoredHost.value,
-    customManifests,
+    customManifests: manifests.customManifests,
     rejectedFields,
     errors,
+    ...(manifests.error ? { manifestsError: manifests.error } : {}),
   };
 }
 
@@ -320,4 +317,25 @@ function userFieldErrors(ctx: SpecInputContext, platform: string, rejected: Set<
   add(proxyError(spec.proxy), 'proxy');
   add(ntpSourcesError(spec.ntpSources ?? []), 'ntpSources');
   return errors;
+}
+
+/**
+ * The user manifests of a day-1 cluster (kubeapi.md §3.1.7): a missing ConfigMap or a name used
+ * twice is a backend error, a file the backend refuses an input error. Either way none are kept
+ * (upstream deletes what it synced when a sync fails).
+ */
+function userManifests(ctx: SpecInputContext): {
+  customManifests?: Cluster['custom_manifests'];
+  error?: SpecSyncError;
+} {
+  const result = manifestsFromConfigMaps(ctx.aci, ctx.manifestConfigMaps);
+  if ('error' in result) return { error: { kind: 'backend', message: result.error } };
+  const names = Object.keys(result.manifests).sort();
+  for (const name of names) {
+    const problem = userManifestProblem(ctx.clusterId, 'openshift', name, result.manifests[name] ?? '');
+    if (problem) return { error: inputError(problem) };
+  }
+  return names.length > 0
+    ? { customManifests: names.map((file_name) => ({ folder: 'openshift', file_name })) }
+    : {};
 }

@@ -11,7 +11,8 @@
 // are the backend rejecting an update: an existing cluster is still returned with the error (its
 // platform, VIPs and machine networks as they were; a rejected annotation or manifest set is left
 // out; cluster and service networks are not stored, so they follow the spec); a cluster that does
-// not exist yet is not created.
+// not exist yet is not created. Manifests are synced after registration: their problem is
+// reported on the cluster, new or not.
 
 import {
   type Agent,
@@ -339,6 +340,7 @@ export function clusterFromResources(r: ClusterResources): ClusterFromResourcesR
     aci,
     clusterName: cd.spec.clusterName,
     baseDomain: cd.spec.baseDomain,
+    clusterId: id,
     existing,
     imported,
     installed,
@@ -348,8 +350,11 @@ export function clusterFromResources(r: ClusterResources): ClusterFromResourcesR
     manifestConfigMaps: r.manifestConfigMaps ?? [],
     ...(r.memoryFacts?.vipVerifications ? { vipVerifications: r.memoryFacts.vipVerifications } : {}),
   });
-  const error = inputs.errors[0];
-  if (error && !existing) return { error };
+  // A spec the backend refuses stops a new cluster from being registered; manifests are synced
+  // after registration, so their problem is reported on the registered cluster.
+  const specError = inputs.errors[0];
+  if (specError && !existing) return { error: specError };
+  const error = specError ?? inputs.manifestsError;
 
   const persisted = persistedFields(aci, existing, kind, r.now.toISOString());
   const cluster = dropUndefined<AgentCluster>({

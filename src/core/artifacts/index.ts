@@ -71,3 +71,4 @@ export {
   postProcessRoleIgnition,
   type RolePostProcessOptions,
 } from './postprocess.ts';
+export { MAX_MANIFEST_BYTES, userManifestProblem } from './user-manifest.ts';

@@ -385,13 +385,13 @@ describe('clusterFromResources: annotations and manifests', () => {
     });
   });
 
-  it('manifests from ConfigMaps; duplicate names and missing ConfigMaps are backend errors', () => {
+  it('manifests from ConfigMaps; their problems do not stop registration', () => {
     const aci = agentClusterInstall({ manifestsConfigMapRefs: [{ name: 'm1' }, { name: 'm2' }] });
     const c = build({
       aci,
       manifestConfigMaps: [
-        { name: 'm1', data: { 'b.yaml': 'x', 'a.yaml': 'y' } },
-        { name: 'm2', data: { 'c.yml': 'z' } },
+        { name: 'm1', data: { 'b.yaml': 'kind: B\n', 'a.yaml': 'kind: A\n' } },
+        { name: 'm2', data: { 'c.yml': 'kind: C\n' } },
       ],
     });
     expect(c.custom_manifests).toEqual([
@@ -399,19 +399,30 @@ describe('clusterFromResources: annotations and manifests', () => {
       { folder: 'openshift', file_name: 'b.yaml' },
       { folder: 'openshift', file_name: 'c.yml' },
     ]);
+    // Each problem comes with the (new) cluster, which is registered without user manifests.
+    const problem = (manifestConfigMaps: ClusterResources['manifestConfigMaps']) => {
+      const result = clusterFromResources(resources({ aci, manifestConfigMaps }));
+      expect(result.cluster?.id).toBe(CLUSTER_ID);
+      expect(result.cluster?.custom_manifests).toBeUndefined();
+      return result.error;
+    };
     expect(
-      errorOf({
-        aci,
-        manifestConfigMaps: [
-          { name: 'm1', data: { 'a.yaml': 'x' } },
-          { name: 'm2', data: { 'a.yaml': 'y' } },
-        ],
-      }),
+      problem([
+        { name: 'm1', data: { 'a.yaml': 'kind: A\n' } },
+        { name: 'm2', data: { 'a.yaml': 'kind: B\n' } },
+      ]),
     ).toEqual({ kind: 'backend', message: "Conflict in manifest names ('a.yaml' is not unique)" });
-    expect(errorOf({ aci, manifestConfigMaps: [{ name: 'm1' }] })).toEqual({
-      kind: 'backend',
-      message: 'configmaps "m2" not found',
+    expect(problem([{ name: 'm1' }])).toEqual({ kind: 'backend', message: 'configmaps "m2" not found' });
+    expect(problem([{ name: 'm1', data: { 'a.txt': 'kind: A\n' } }, { name: 'm2' }])).toEqual({
+      kind: 'input',
+      message: `Manifest filename of file openshift/a.txt for cluster ID ${CLUSTER_ID} is invalid. Only json, yaml and yml extensions are supported`,
     });
+    // A spec problem still wins, and still stops registration.
+    const sdn = agentClusterInstall({
+      manifestsConfigMapRefs: [{ name: 'gone' }],
+      ingressVIPs: ['10.9.9.9'],
+    });
+    expect(errorOf({ aci: sdn })?.kind).toBe('input');
   });
 
   it('holdInstallation or a true reconcile-pause holds the installation', () => {
