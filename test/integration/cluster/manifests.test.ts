@@ -3,12 +3,18 @@
 // simulated host registers and the cluster gets ready, SpecSynced says why nothing installs, and
 // fixing the ConfigMap starts the installation. Whole operator, REST API and one simulated host.
 
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { InfraEnv } from '../../../src/api/index.ts';
 import { CONFIG_MAP, INFRA_ENV } from '../../../src/operator/resources.ts';
 import { type Fleet, startFleet } from '../../../src/sim/index.ts';
 import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
+import { buildTestIso } from '../../harness/iso.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
+import { adminClient } from '../hosts/helpers.ts';
+import { serveFile, setTestOsImage } from '../infraenv/fixtures.ts';
 import {
   clusterDeploymentObject,
   condition,
@@ -19,16 +25,28 @@ import {
   snoAciObject,
 } from './harness.ts';
 
+// This suite's entry in the shared AgentServiceConfig (each suite uses its own arch/version).
+const OS_IMAGE = { cpuArchitecture: 'x86_64', openshiftVersion: '4.18', version: '418.94.202501010000-0' };
+
 let op: TestOperator;
 let fleet: Fleet | undefined;
+let isoDir: string | undefined;
+let files: Awaited<ReturnType<typeof serveFile>> | undefined;
 
 beforeAll(async () => {
   const namespace = await newNamespace('manifests');
+  isoDir = await mkdtemp(join(tmpdir(), 'aio-manifests-iso-'));
+  const iso = await buildTestIso(isoDir, { rhcosVersion: OS_IMAGE.version });
+  files = await serveFile(iso.path);
+  await setTestOsImage(adminClient(), files.url, true, OS_IMAGE);
   op = await startTestOperator({ namespace, env: { WATCH_NAMESPACE: namespace } });
-});
+}, 120_000);
 afterAll(async () => {
+  if (files) await setTestOsImage(adminClient(), files.url, false, OS_IMAGE).catch(() => {});
   await fleet?.stop();
   await op?.stop();
+  await files?.close();
+  if (isoDir) await rm(isoDir, { recursive: true, force: true });
 });
 
 it('registers the cluster despite a missing, then refused, manifests ConfigMap; fixing it starts the install', async () => {
@@ -71,7 +89,7 @@ it('registers the cluster despite a missing, then refused, manifests ConfigMap; 
     async () => {
       const live = await client.get<InfraEnv>(INFRA_ENV, name, ns);
       const created = live.status?.conditions?.find((c) => c.type === 'ImageCreated');
-      return created?.status === 'True' && live.status?.isoDownloadURL ? live : undefined;
+      return created?.reason === 'InfraEnvAvailable' ? live : undefined;
     },
     { what: 'InfraEnv image created', timeoutMs: 30_000 },
   );
@@ -147,4 +165,13 @@ it('registers the cluster despite a missing, then refused, manifests ConfigMap; 
     60_000,
   );
   expect(condition(aci, 'SpecSynced')).toMatchObject({ status: 'True', reason: 'SyncOK' });
+  // The preparation runs with the user manifest (and is done writing before the operator stops).
+  await eventuallyAci(
+    client,
+    ns,
+    name,
+    (a) => a.status?.backend?.lastInstallationPreparation?.status === 'success',
+    'preparation succeeded',
+    60_000,
+  );
 }, 300_000);
