@@ -27,7 +27,7 @@ export type ReferenceSource = 'InfraEnv' | 'Agent' | 'BareMetalHost';
 const FIELDS: Record<ReferenceSource, string> = {
   InfraEnv: 'spec.clusterRef',
   Agent: 'spec.clusterDeploymentName',
-  BareMetalHost: 'the cluster-reference annotation',
+  BareMetalHost: 'annotation bmac.agent-install.openshift.io/cluster-reference',
 };
 
 /**
