@@ -112,7 +112,13 @@ export {
   matchesLabelSelector,
   selectFromStore,
 } from './selector.ts';
-export { type StatusRetryOptions, type StatusUpdate, updateStatus } from './status.ts';
+export {
+  MAX_OBJECT_WRITE_BYTES,
+  ObjectTooLargeError,
+  type StatusRetryOptions,
+  type StatusUpdate,
+  updateStatus,
+} from './status.ts';
 export {
   type IndexFunc,
   indexByLabel,

@@ -6,11 +6,31 @@ import { isDeepStrictEqual } from 'node:util';
 import { isConflict, type KubeClient } from './client.ts';
 import type { ApiResource, KubeObject } from './types.ts';
 
+/**
+ * Largest object a status write may send. etcd refuses values over 1.5 MiB; a request over that is
+ * refused (or worse, poisons the connection) after the fact. Objects are checked before sending.
+ */
+export const MAX_OBJECT_WRITE_BYTES = 1_280 * 1024;
+
+/** A status write that would make the object larger than MAX_OBJECT_WRITE_BYTES (never sent). */
+export class ObjectTooLargeError extends Error {
+  readonly bytes: number;
+  readonly limit: number;
+  constructor(what: string, bytes: number, limit: number) {
+    super(`${what} would be ${bytes} bytes, over the limit of ${limit} bytes; the write was not sent`);
+    this.name = 'ObjectTooLargeError';
+    this.bytes = bytes;
+    this.limit = limit;
+  }
+}
+
 export interface StatusRetryOptions {
   /** Attempts in total. Default 5 (client-go DefaultRetry.Steps). */
   steps?: number;
   /** Pause between attempts. Default 10 ms (client-go DefaultRetry.Duration), plus up to 10 % jitter. */
   intervalMs?: number;
+  /** Largest object to send (default MAX_OBJECT_WRITE_BYTES). */
+  maxBytes?: number;
 }
 
 export interface StatusUpdate<T> {
@@ -42,8 +62,15 @@ export async function updateStatus<T extends KubeObject & { status?: unknown }>(
   for (let attempt = 1; ; attempt++) {
     const desired = normalize(compute(current)) as T['status'];
     if (isDeepStrictEqual(normalize(current.status), desired)) return { written: false, object: current };
+    const body = { ...current, status: desired };
+    const bytes = Buffer.byteLength(JSON.stringify(body));
+    const maxBytes = opts.maxBytes ?? MAX_OBJECT_WRITE_BYTES;
+    if (bytes > maxBytes) {
+      const what = `${res.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
+      throw new ObjectTooLargeError(what, bytes, maxBytes);
+    }
     try {
-      const object = await client.replaceStatus<T>(res, { ...current, status: desired });
+      const object = await client.replaceStatus<T>(res, body);
       return { written: true, object };
     } catch (err) {
       if (!isConflict(err) || attempt >= steps) throw err;

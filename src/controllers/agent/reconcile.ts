@@ -15,6 +15,7 @@ import {
   isBeingDeleted,
   isConflict,
   keyOf,
+  ObjectTooLargeError,
   type ReconcileContext,
   type ReconcileOutcome,
   type ReconcileRequest,
@@ -154,6 +155,25 @@ async function finalize(
   if (cd) ctx.bus.enqueue('clusterdeployment', keyOf(cd.metadata.namespace, cd.metadata.name ?? ''));
 }
 
+/** A Warning Event on the Agent (and in its events URL): its inventory is not updated, and why. */
+function inventoryNotStored(
+  deps: AgentReconcilerDeps,
+  agent: Agent,
+  err: ObjectTooLargeError,
+  now: Date,
+): void {
+  const id = agent.metadata.name ?? '';
+  deps.events.record({
+    name: 'host_inventory_not_stored',
+    severity: 'warning',
+    category: 'user',
+    message: `Host ${id}: the new inventory is not stored: the Agent ${err.message}`,
+    event_time: now.toISOString(),
+    host_id: id,
+    ...(agent.status?.backend?.infraEnvID ? { infra_env_id: agent.status.backend.infraEnvID } : {}),
+  });
+}
+
 export async function reconcileAgent(
   ctx: OperatorContext,
   deps: AgentReconcilerDeps,
@@ -175,6 +195,8 @@ export async function reconcileAgent(
   const { memory } = deps;
   const now = ctx.now();
   const pending = memory.inbox.peek(g.name);
+  // What the refresh applies from the inbox (an inventory too large to store is dropped from it).
+  let pendingUpdate = pending?.update;
   const warm = memory.warmUp.isWarm(g.name, now.getTime());
   const validationConfig = {
     maxHostDisconnectionMs: memory.smOptions.hostMaxDisconnectionMs,
@@ -194,7 +216,7 @@ export async function reconcileAgent(
       agent: restoreFromAnnotations(agent, desiredId) ?? agent,
       facts: { ...factsBefore, ...g.referenced.facts },
       ...(g.referenced.error ? { referenceError: g.referenced.error } : {}),
-      ...(pending ? { pending: pending.update } : {}),
+      ...(pendingUpdate ? { pending: pendingUpdate } : {}),
       desired: g.desired,
       current: g.current,
       ...(g.infraEnvRecord ? { infraEnv: g.infraEnvRecord } : {}),
@@ -274,11 +296,24 @@ export async function reconcileAgent(
   }
 
   let final = out;
-  const written = await updateStatus(ctx.client, AGENT, agent, (cur) => {
-    // The first attempt uses this reconcile's result; after a conflict, recompute on the fresh object.
-    final = cur.metadata.resourceVersion === agent.metadata.resourceVersion ? out : spoke.apply(refresh(cur));
-    return statusOf(cur, final);
-  });
+  const write = (base: Agent, result: RefreshOutput) =>
+    updateStatus(ctx.client, AGENT, base, (cur) => {
+      // The first attempt uses this reconcile's result; after a conflict, recompute on the fresh object.
+      final =
+        cur.metadata.resourceVersion === base.metadata.resourceVersion ? result : spoke.apply(refresh(cur));
+      return statusOf(cur, final);
+    });
+  let written: Awaited<ReturnType<typeof write>>;
+  try {
+    written = await write(agent, out);
+  } catch (err) {
+    if (!(err instanceof ObjectTooLargeError) || !pendingUpdate?.inventory) throw err;
+    // The new inventory would make the Agent too large to store: keep the stored one, say why.
+    const { inventory: _dropped, ...rest } = pendingUpdate;
+    pendingUpdate = rest;
+    inventoryNotStored(deps, agent, err, now);
+    written = await write(agent, spoke.apply(refresh(agent)));
+  }
   out = final;
   if (written.written || patch) {
     deps.events.recordCore(out.events, now);
