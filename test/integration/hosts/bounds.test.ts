@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, InfraEnv } from '../../../src/api/index.ts';
 import { AGENT, EVENT } from '../../../src/operator/resources.ts';
+import type { KubeObject } from '../../../src/runtime/index.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
 import { adminClient, call, createInfraEnv, inventory, waitForAgent } from './helpers.ts';
@@ -63,10 +64,13 @@ function manyDisks(count: number) {
 async function warningEvent(hostId: string, reason: string) {
   return eventually(
     async () => {
-      const list = await client.list<{ reason?: string; message?: string; type?: string }>(EVENT, {
-        namespace: ns,
-        fieldSelector: `involvedObject.name=${hostId}`,
-      });
+      const list = await client.list<KubeObject & { reason?: string; message?: string; type?: string }>(
+        EVENT,
+        {
+          namespace: ns,
+          fieldSelector: `involvedObject.name=${hostId}`,
+        },
+      );
       return list.items.find((e) => e.reason === reason);
     },
     { what: `${reason} event on Agent ${hostId}`, timeoutMs: 20_000 },
