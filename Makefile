@@ -8,7 +8,7 @@ NODE_STAMP := $(NODE_BIN)/node
 DEPS_STAMP := node_modules/.package-lock.json
 
 .PHONY: demo system-deps setup build test test-unit test-integration lint typecheck generate generate-check run dev \
-	controlplane bundle-validate image-smoke docker-build deploy undeploy bench coverage ci clean
+	controlplane bundle-validate image-smoke docker-build deploy undeploy bench bench-abuse coverage ci clean
 
 $(NODE_STAMP):
 	bash hack/setup-node.sh >/dev/null
@@ -73,6 +73,10 @@ bundle-validate:
 
 bench: setup
 	npm run bench
+
+## bench-abuse: the REST server's peak RSS under 100 concurrent maximum-size step replies, uploads, downloads
+bench-abuse: setup
+	node bench/abuse.ts
 
 ## ci: everything CI runs (see .ci/run)
 ci: lint typecheck generate-check bundle-validate test coverage image-smoke

@@ -8,7 +8,7 @@
 // sign the events and logs URLs it writes into status.
 
 import { createReadStream } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import type {
   AgentClusterInstall,
   AgentClusterInstallBackendStatus,

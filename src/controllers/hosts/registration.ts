@@ -8,6 +8,7 @@
 // could unbind and unapprove another's host). Only an Agent whose InfraEnv is gone or going is
 // taken over, as upstream does: the old host is unregistered and the Agent's spec and metadata reset.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent, ClusterReference, InfraEnv } from '../../api/index.ts';
 import {
   AGENT_FINALIZER,
@@ -188,10 +189,38 @@ async function takeOver(
   return fail(503, `host ${existing.metadata.name} changed while registering, register again`);
 }
 
+type RegistrationInput = { infraEnvId: string; hostId: string; discoveryAgentVersion?: string };
+
+/** Attempts of a registration that keeps losing races on the Agent (then 503: the agent retries). */
+export const REGISTRATION_ATTEMPTS = 5;
+
+/**
+ * Registers the host; a version conflict (someone else wrote the Agent between our read and our
+ * write) runs the whole registration again on a fresh read instead of failing the request.
+ */
 export async function registerHostAgent(
   ctx: OperatorContext,
   deps: RegistrationDeps,
-  input: { infraEnvId: string; hostId: string; discoveryAgentVersion?: string },
+  input: RegistrationInput,
+): Promise<Outcome<Registered>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await registerOnce(ctx, deps, input, attempt > 1);
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+      if (attempt >= REGISTRATION_ATTEMPTS) {
+        return fail(503, `host ${input.hostId} is being updated concurrently, register again later`);
+      }
+      await sleep(10 * attempt * (1 + Math.random()));
+    }
+  }
+}
+
+async function registerOnce(
+  ctx: OperatorContext,
+  deps: RegistrationDeps,
+  input: RegistrationInput,
+  live: boolean,
 ): Promise<Outcome<Registered>> {
   const ie = ctx.infraEnvById(input.infraEnvId.toLowerCase());
   if (!ie || ie.metadata.deletionTimestamp) return fail(404, `infra env ${input.infraEnvId} not found`);
@@ -205,8 +234,9 @@ export async function registerHostAgent(
   const sm = { now, options: deps.memory.smOptions };
   const version = input.discoveryAgentVersion;
 
-  const existing =
-    ctx.informers.agents.get(ns, hostId) ?? (await ctx.client.getIfExists<Agent>(AGENT, hostId, ns));
+  // After a conflict the cache may be behind the winner's write: read the live object.
+  const cached = live ? undefined : ctx.informers.agents.get(ns, hostId);
+  const existing = cached ?? (await ctx.client.getIfExists<Agent>(AGENT, hostId, ns));
   if (existing?.metadata.deletionTimestamp) {
     return fail(503, `host ${hostId} is being deleted, register again later`);
   }

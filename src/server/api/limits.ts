@@ -9,7 +9,10 @@ export interface BodyLimits {
   jsonBodyBytes: number;
   /** A step reply (POST …/instructions): inventories, connectivity reports of large clusters. */
   stepReplyBytes: number;
-  /** An inventory as the Agent stores it (its JSON in status.inventory). */
+  /**
+   * An inventory step output. The Agent keeps it twice: in status.inventory and, raw, in an
+   * annotation (upstream's backup), and annotations may not exceed 256 KiB in all.
+   */
   inventoryBytes: number;
   /** A posted event (POST /v2/events), message and props included. */
   eventBytes: number;
@@ -25,7 +28,7 @@ export const DEFAULT_BODY_LIMITS: BodyLimits = {
   // A real inventory is 10–60 KiB; connectivity reports of a 200-host cluster ~300 KiB.
   jsonBodyBytes: 2 * MiB,
   stepReplyBytes: 2 * MiB,
-  inventoryBytes: 512 * 1024,
+  inventoryBytes: 192 * 1024,
   eventBytes: 64 * 1024,
   smallBodyBytes: 64 * 1024,
   logsUploadBytes: 262_144_000 + MiB,

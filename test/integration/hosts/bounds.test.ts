@@ -107,31 +107,54 @@ describe('oversized inventories', () => {
     const hostId = randomUUID();
     await register(hostId);
     await waitForAgent(client, ns, hostId, (a) => a.status?.backend !== undefined, 'registered');
-    // A large (valid) ignition override takes most of the object's room...
-    const data = 'A'.repeat(1024 * 1024);
+    // A large (valid) ignition override takes much of the object's room (spec, and the host
+    // record in status.backend)...
+    const data = 'A'.repeat(450 * 1024);
     const override = JSON.stringify({
       ignition: { version: '3.1.0' },
       storage: { files: [{ path: '/etc/big', contents: { source: `data:,${data}` } }] },
     });
     await client.patch<Agent>(AGENT, hostId, ns, 'merge', { spec: { ignitionConfigOverrides: override } });
     // ...so an inventory under the REST limit no longer fits.
-    const big = inventory('big', '52:54:00:00:00:03', { disks: manyDisks(1_000) });
-    expect(big.length).toBeLessThan(512 * 1024);
+    const big = inventory('big', '52:54:00:00:00:03', { disks: manyDisks(450) });
+    expect(big.length).toBeLessThan(192 * 1024);
+    expect(big.length).toBeGreaterThan(140 * 1024);
     expect((await postInventory(hostId, big)).status).toBe(204);
     const event = await warningEvent(hostId, 'HostInventoryNotStored');
     expect(event.message).toMatch(/over the limit of \d+ bytes; the write was not sent/);
 
-    // The Agent is still reconciled and written (its record is otherwise intact).
-    await client.patch<Agent>(AGENT, hostId, ns, 'merge', { spec: { approved: true } });
-    await waitForAgent(
-      client,
-      ns,
-      hostId,
-      (a) =>
-        a.status?.conditions?.some(
-          (c) => c.type === 'RequirementsMet' && c.reason !== 'AgentIsNotApproved',
-        ) === true,
-      'approval seen',
-    );
+    // The stored inventory stays as it was.
+    const stored = await client.get<Agent>(AGENT, hostId, ns);
+    expect(stored.status?.inventory?.hostname).not.toBe('big');
+  });
+});
+
+describe('registration under concurrent writes', () => {
+  it('a re-registration that keeps losing the race on its Agent is retried, not answered 500', async () => {
+    const hostId = randomUUID();
+    await register(hostId);
+    await waitForAgent(client, ns, hostId, (a) => a.status?.backend !== undefined, 'registered');
+    // A real concurrent writer: before each of the next 5 status writes of this Agent, someone
+    // else changes it, so the API server answers 409 to each (updateStatus gives up after 5).
+    const kube = op.ctx.client;
+    const original = kube.replaceStatus.bind(kube);
+    let raced = 0;
+    kube.replaceStatus = (async (res: { kind: string }, obj: Agent, ...rest: unknown[]) => {
+      if (res.kind === 'Agent' && obj.metadata.name === hostId && raced < 5) {
+        raced++;
+        await client.patch(AGENT, hostId, ns, 'merge', { metadata: { labels: { race: String(raced) } } });
+      }
+      return original(res as never, obj as never, ...(rest as []));
+    }) as typeof kube.replaceStatus;
+    try {
+      const reply = await call(op.baseUrl, 'POST', `/v2/infra-envs/${ie.metadata.uid}/hosts`, {
+        token,
+        body: { host_id: hostId, discovery_agent_version: op.ctx.settings.agentImage },
+      });
+      expect(raced).toBe(5);
+      expect(reply.status, reply.text).toBe(201);
+    } finally {
+      kube.replaceStatus = original;
+    }
   });
 });

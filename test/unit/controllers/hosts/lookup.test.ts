@@ -2,7 +2,11 @@
 // registered), then misses are answered from memory for a few seconds instead of one GET a poll.
 import { describe, expect, it } from 'vitest';
 import type { Agent, InfraEnv } from '../../../../src/api/index.ts';
-import { findHost, forgetUnknownHost, UNKNOWN_HOST_TTL_MS } from '../../../../src/controllers/hosts/lookup.ts';
+import {
+  findHost,
+  forgetUnknownHost,
+  UNKNOWN_HOST_TTL_MS,
+} from '../../../../src/controllers/hosts/lookup.ts';
 import type { OperatorContext } from '../../../../src/operator/context.ts';
 
 const IE_ID = '11111111-1111-4111-8111-111111111111';

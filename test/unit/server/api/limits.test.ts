@@ -88,7 +88,7 @@ describe('a size limit per body kind', () => {
   it('the documented limits', () => {
     expect(DEFAULT_LIMITS).toMatchObject({
       stepReplyBytes: 2 * 1024 * KiB,
-      inventoryBytes: 512 * KiB,
+      inventoryBytes: 192 * KiB,
       eventBytes: 64 * KiB,
       smallBodyBytes: 64 * KiB,
       logsUploadBytes: 262_144_000 + 1024 * KiB,
