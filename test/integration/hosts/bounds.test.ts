@@ -107,18 +107,23 @@ describe('oversized inventories', () => {
     const hostId = randomUUID();
     await register(hostId);
     await waitForAgent(client, ns, hostId, (a) => a.status?.backend !== undefined, 'registered');
-    // A large (valid) ignition override takes much of the object's room (spec, and the host
-    // record in status.backend)...
-    const data = 'A'.repeat(450 * 1024);
+    // Large (valid) spec fields take much of the object's room: node labels, and an ignition
+    // override (also kept in the host record in status.backend)...
+    const data = 'A'.repeat(240 * 1024);
     const override = JSON.stringify({
       ignition: { version: '3.1.0' },
       storage: { files: [{ path: '/etc/big', contents: { source: `data:,${data}` } }] },
     });
-    await client.patch<Agent>(AGENT, hostId, ns, 'merge', { spec: { ignitionConfigOverrides: override } });
+    const nodeLabels = Object.fromEntries(
+      Array.from({ length: 8 }, (_, i) => [`example.com/label-${i}`, 'v'.repeat(60 * 1024)]),
+    );
+    await client.patch<Agent>(AGENT, hostId, ns, 'merge', {
+      spec: { ignitionConfigOverrides: override, nodeLabels },
+    });
     // ...so an inventory under the REST limit no longer fits.
-    const big = inventory('big', '52:54:00:00:00:03', { disks: manyDisks(450) });
+    const big = inventory('big', '52:54:00:00:00:03', { disks: manyDisks(520) });
     expect(big.length).toBeLessThan(192 * 1024);
-    expect(big.length).toBeGreaterThan(140 * 1024);
+    expect(big.length).toBeGreaterThan(170 * 1024);
     expect((await postInventory(hostId, big)).status).toBe(204);
     const event = await warningEvent(hostId, 'HostInventoryNotStored');
     expect(event.message).toMatch(/over the limit of \d+ bytes; the write was not sent/);
