@@ -274,7 +274,10 @@ export class OperatorEvents implements EventSink {
     const message = `Refused ${e.method} ${e.path} (${e.status}, ${e.scheme} credential${
       e.remoteAddress ? ` from ${e.remoteAddress}` : ''
     }): ${e.reason}`;
-    this.ctx.logger.info({ status: e.status, path: e.path, reason: e.reason }, 'request refused');
+    this.ctx.logger.info(
+      { status: e.status, path: capForLog(e.path), reason: capForLog(e.reason) },
+      'request refused',
+    );
     if (!validId(infraEnvId) && !validId(clusterId)) return;
     this.record({
       name: 'authentication_failed',

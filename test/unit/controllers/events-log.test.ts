@@ -40,3 +40,21 @@ describe('events about unknown records', () => {
     expect(lines[0]).toContain(`(${5 * 1024 * 1024 - 256} more characters)`);
   });
 });
+
+describe('refused requests', () => {
+  it('log the path a host sent capped', () => {
+    const { ctx, lines } = capturingContext();
+    const events = new OperatorEvents(ctx);
+    events.authFailure({
+      status: 401,
+      reason: 'invalid token',
+      method: 'GET',
+      path: `/api/${'p'.repeat(100_000)}`,
+      scheme: 'agent',
+      target: {},
+      time: new Date('2026-01-01T00:00:00Z'),
+    } as never);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.length).toBeLessThan(2048);
+  });
+});
