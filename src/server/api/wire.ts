@@ -75,6 +75,8 @@ export function clusterToWire(cluster: Cluster, options: { excludeHosts?: boolea
       cluster.pull_secret_set ?? (cluster.pull_secret !== undefined && cluster.pull_secret !== ''),
   };
   if (validations_info !== undefined) out.validations_info = JSON.stringify(validations_info);
+  // A uuid in the model: upstream omits it while unset rather than sending "".
+  if (out.openshift_cluster_id === '') delete out.openshift_cluster_id;
   if (monitored_operators !== undefined) {
     out.monitored_operators = monitored_operators.map((op) => operatorToWire(cluster.id, op));
   }

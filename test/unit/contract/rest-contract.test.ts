@@ -106,6 +106,8 @@ function realisticCluster(overrides: Partial<Cluster> = {}): Cluster {
     ],
     created_at: '2026-01-01T00:00:00.000Z',
     updated_at: '2026-01-01T00:00:00.000Z',
+    // Cleared by a reset in the core; the model's uuid has no empty value.
+    openshift_cluster_id: '',
     ...overrides,
   } as Partial<Cluster>);
 }
