@@ -16,10 +16,11 @@ import {
   SECRET,
 } from '../../src/operator/resources.ts';
 import type { KubeClient, KubeObject } from '../../src/runtime/index.ts';
-import { type Fleet, startFleet } from '../../src/sim/index.ts';
+import { type Fleet, startFleet, type WireExchange } from '../../src/sim/index.ts';
 import { eventually, newNamespace, uniqueName } from '../harness/env.ts';
 import { buildTestIso } from '../harness/iso.ts';
 import { startTestOperator, type TestOperator } from '../harness/operator.ts';
+import { exchangeProblems } from '../harness/swagger-contract.ts';
 import { serveFile, setTestOsImage } from '../integration/infraenv/fixtures.ts';
 
 const OS_IMAGE = { cpuArchitecture: 'x86_64', openshiftVersion: '4.18', version: '418.94.202501010000-0' };
@@ -107,7 +108,8 @@ async function applyCluster(c: ClusterSpec): Promise<InfraEnv> {
       },
       ...(c.vips ? { apiVIPs: [c.vips.api], ingressVIPs: [c.vips.ingress] } : {}),
       provisionRequirements: { controlPlaneAgents: c.masters, workerAgents: c.workers },
-      sshPublicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoDemoDemoDemoDemoDemoDemoDemoDemoDemoDem demo@example.com',
+      sshPublicKey:
+        'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoDemoDemoDemoDemoDemoDemoDemoDemoDemoDem demo@example.com',
     },
   } as AgentClusterInstall);
   return client.create<InfraEnv>(INFRA_ENV, {
@@ -118,7 +120,8 @@ async function applyCluster(c: ClusterSpec): Promise<InfraEnv> {
       clusterRef: { name: c.name, namespace: ns },
       pullSecretRef: { name: 'pull-secret' },
       agentLabels: { cluster: c.name },
-      sshAuthorizedKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoDemoDemoDemoDemoDemoDemoDemoDemoDemoDem demo@example.com',
+      sshAuthorizedKey:
+        'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoDemoDemoDemoDemoDemoDemoDemoDemoDemoDem demo@example.com',
     },
   } as unknown as InfraEnv);
 }
@@ -144,12 +147,15 @@ async function installCluster(c: ClusterSpec): Promise<void> {
     ...Array(c.masters).fill(c.masters === 1 ? 'sno' : 'master'),
     ...Array(c.workers).fill('worker'),
   ];
+  // Every request and answer, checked against upstream's REST definition at the end.
+  const exchanges: WireExchange[] = [];
   const fleet = await startFleet({
     media: { isoUrl },
     hosts: profiles.length,
     profiles,
     speed: 200,
     machine: { seed: c.name },
+    onExchange: (x) => exchanges.push(x),
   });
   fleets.push(fleet);
   const total = c.masters + c.workers;
@@ -210,6 +216,8 @@ async function installCluster(c: ClusterSpec): Promise<void> {
   for (const a of done) expect(a.status?.progress?.currentStage).toBe('Done');
   expect(done.filter((a) => a.status?.role === 'master')).toHaveLength(c.masters);
   expect(done.filter((a) => a.status?.bootstrap)).toHaveLength(1);
+  expect(exchanges.some((x) => x.op === 'ListClusterHosts') || c.masters === 1).toBe(true);
+  expect(exchangeProblems(exchanges)).toEqual([]);
 }
 
 describe('install end to end with simulated hosts', () => {

@@ -231,3 +231,55 @@ export function swaggerContract(): SwaggerContract {
   shared ??= SwaggerContract.load();
   return shared;
 }
+
+/**
+ * Statuses the definition does not declare for an operation, which upstream's handler answers all
+ * the same (agent-api.md §2.2, §6.3); the body must still be the `error` model.
+ */
+export const UPSTREAM_UNDECLARED: Readonly<Record<string, readonly number[]>> = {
+  'PUT /v2/infra-envs/{infra_env_id}/hosts/{host_id}/progress': [400, 409],
+  // A finalizing stage reported when the cluster is no longer installing or finalizing.
+  'PUT /v2/clusters/{cluster_id}/progress': [409],
+};
+
+/** One recorded request and answer (the simulator's WireExchange has this shape). */
+export interface RecordedExchange {
+  method: string;
+  /** Path below the base path, without the query. */
+  path: string;
+  requestJson?: unknown;
+  status: number;
+  contentType: string;
+  body: Buffer;
+}
+
+/** Every problem of recorded exchanges: undeclared operation or status, answer or request not in its model. */
+export function exchangeProblems(
+  list: readonly RecordedExchange[],
+  opts: { skipRequest?: (x: RecordedExchange) => boolean } = {},
+): string[] {
+  const contract = swaggerContract();
+  const problems: string[] = [];
+  for (const x of list) {
+    const template = contract.templateFor(x.method, x.path);
+    if (!template) {
+      problems.push(`${x.method} ${x.path}: the definition declares no such operation`);
+      continue;
+    }
+    const where = `${x.method} ${template} ${x.status}`;
+    const text = x.body.toString('utf8');
+    const response = UPSTREAM_UNDECLARED[`${x.method} ${template}`]?.includes(x.status)
+      ? contract.checkDefinition('error', JSON.parse(text))
+      : contract.checkResponse(x.method, template, {
+          status: x.status,
+          contentType: x.contentType,
+          body: text,
+        });
+    for (const p of response) problems.push(`${where}: ${p.message}`);
+    if (x.requestJson !== undefined && !opts.skipRequest?.(x)) {
+      for (const p of contract.checkRequest(x.method, template, x.requestJson))
+        problems.push(`${where} request: ${p.message}`);
+    }
+  }
+  return problems;
+}

@@ -13,7 +13,7 @@ import { INFRA_ENV } from '../../../src/operator/resources.ts';
 import { type Fleet, startFleet, type WireExchange } from '../../../src/sim/index.ts';
 import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
-import { swaggerContract } from '../../harness/swagger-contract.ts';
+import { exchangeProblems } from '../../harness/swagger-contract.ts';
 import {
   clusterDeploymentObject,
   createCluster,
@@ -23,7 +23,6 @@ import {
   snoAciObject,
 } from '../cluster/harness.ts';
 
-const contract = swaggerContract();
 const PREFIX = '/api/assisted-install';
 
 let op: TestOperator;
@@ -69,44 +68,10 @@ async function direct(
   return x;
 }
 
-/**
- * Statuses the definition does not declare for an operation, which upstream's handler answers all
- * the same (agent-api.md §2.2, §6.3); the body must still be the `error` model.
- */
-const UPSTREAM_UNDECLARED: Record<string, number[]> = {
-  'PUT /v2/infra-envs/{infra_env_id}/hosts/{host_id}/progress': [400, 409],
-  // A finalizing stage reported when the cluster is no longer installing or finalizing.
-  'PUT /v2/clusters/{cluster_id}/progress': [409],
-};
-
 /** Requests sent invalid on purpose (their answer is checked, their body is not). */
 const deliberatelyInvalid = new WeakSet<WireExchange>();
-
-function problemsOf(list: readonly WireExchange[]): string[] {
-  const problems: string[] = [];
-  for (const x of list) {
-    const template = contract.templateFor(x.method, x.path);
-    if (!template) {
-      problems.push(`${x.method} ${x.path}: the definition declares no such operation`);
-      continue;
-    }
-    const where = `${x.method} ${template} ${x.status}`;
-    const undeclared = UPSTREAM_UNDECLARED[`${x.method} ${template}`]?.includes(x.status);
-    const response = undeclared
-      ? contract.checkDefinition('error', JSON.parse(x.body.toString('utf8')))
-      : contract.checkResponse(x.method, template, {
-          status: x.status,
-          contentType: x.contentType,
-          body: x.body.toString('utf8'),
-        });
-    for (const p of response) problems.push(`${where}: ${p.message}`);
-    if (x.requestJson !== undefined && !deliberatelyInvalid.has(x)) {
-      for (const p of contract.checkRequest(x.method, template, x.requestJson))
-        problems.push(`${where} request: ${p.message}`);
-    }
-  }
-  return problems;
-}
+const problemsOf = (list: readonly WireExchange[]) =>
+  exchangeProblems(list, { skipRequest: (x) => deliberatelyInvalid.has(x as WireExchange) });
 
 describe('a simulated single-node install on the wire', () => {
   let clusterId = '';
