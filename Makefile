@@ -8,7 +8,7 @@ NODE_STAMP := $(NODE_BIN)/node
 DEPS_STAMP := node_modules/.package-lock.json
 
 .PHONY: demo system-deps setup build test test-unit test-integration lint typecheck generate generate-check run dev \
-	controlplane bundle-validate image-smoke docker-build deploy undeploy bench bench-abuse coverage ci clean
+	controlplane bundle-validate image-smoke docker-build deploy undeploy bench bench-abuse bench-scale coverage ci clean
 
 $(NODE_STAMP):
 	bash hack/setup-node.sh >/dev/null
@@ -77,6 +77,10 @@ bench: setup
 ## bench-abuse: the REST server's peak RSS under 100 concurrent maximum-size step replies, uploads, downloads
 bench-abuse: setup
 	node bench/abuse.ts
+
+## bench-scale: operator on a local control plane, M SNO clusters and N REST-played hosts (ARGS='--clusters 1000 --hosts 1000')
+bench-scale: setup controlplane
+	npm run bench:scale -- $(ARGS)
 
 ## ci: everything CI runs (see .ci/run)
 ci: lint typecheck generate-check bundle-validate test coverage image-smoke
