@@ -20,7 +20,6 @@ import { freePort } from '../src/dev/ports.ts';
 import { loadOperatorConfig } from '../src/operator/config.ts';
 import { loadKubeConfig, startOperator } from '../src/operator/main.ts';
 import {
-  AGENT,
   AGENT_CLUSTER_INSTALL,
   CLUSTER_DEPLOYMENT,
   CLUSTER_IMAGE_SET,
