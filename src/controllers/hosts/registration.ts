@@ -221,6 +221,8 @@ async function registerOnce(
   deps: RegistrationDeps,
   input: RegistrationInput,
   live: boolean,
+  /** The live Agent, when a create just answered AlreadyExists (the cache had not seen it). */
+  liveAgent?: Agent,
 ): Promise<Outcome<Registered>> {
   const ie = ctx.infraEnvById(input.infraEnvId.toLowerCase());
   if (!ie || ie.metadata.deletionTimestamp) return fail(404, `infra env ${input.infraEnvId} not found`);
@@ -234,9 +236,12 @@ async function registerOnce(
   const sm = { now, options: deps.memory.smOptions };
   const version = input.discoveryAgentVersion;
 
-  // After a conflict the cache may be behind the winner's write: read the live object.
-  const cached = live ? undefined : ctx.informers.agents.get(ns, hostId);
-  const existing = cached ?? (await ctx.client.getIfExists<Agent>(AGENT, hostId, ns));
+  // After a conflict the cache may be behind the winner's write: read the live object. Otherwise
+  // no live read on a cache miss (for a new host it could only answer 404): the create below
+  // answers instead, AlreadyExists when the cache is behind, and only then is the Agent read live.
+  const existing =
+    liveAgent ??
+    (live ? await ctx.client.getIfExists<Agent>(AGENT, hostId, ns) : ctx.informers.agents.get(ns, hostId));
   if (existing?.metadata.deletionTimestamp) {
     return fail(503, `host ${hostId} is being deleted, register again later`);
   }
@@ -313,8 +318,11 @@ async function registerOnce(
       agent = await ctx.client.create<Agent>(AGENT, agentSkeleton(ie, hostId, clusterRef));
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
-      // A concurrent registration of the same host won: register again, against its Agent.
-      return registerHostAgent(ctx, deps, input);
+      // The cache is behind, or a concurrent registration of the same host won: register again,
+      // against the live Agent (a create is never retried here: liveAgent makes `existing` set).
+      const current = await ctx.client.getIfExists<Agent>(AGENT, hostId, ns);
+      if (!current) return fail(503, `host ${hostId} changed while registering, register again`);
+      return registerOnce(ctx, deps, input, true, current);
     }
   }
   forgetUnknownHost(ctx, ns, hostId);

@@ -92,6 +92,43 @@ describe('host registration and discovery', () => {
     expect(condition(agent, 'SpecSynced')?.reason).toBe('SyncOK');
   });
 
+  it('registers a new host without a live read that could only answer 404', async () => {
+    const notFoundGets = async () =>
+      (await op.ctx.mgr.metrics.restRequests.get()).values.find(
+        (v) => v.labels.method === 'GET' && v.labels.code === '404',
+      )?.value ?? 0;
+    const before = await notFoundGets();
+    const hostId = randomUUID();
+    const reply = await register(hostId);
+    expect(reply.status, reply.text).toBe(201);
+    expect(await notFoundGets()).toBe(before);
+    await waitForAgent(client, ns, hostId, (a) => a.status?.debugInfo?.state !== undefined, 'a status');
+  });
+
+  it('re-registers a host whose Agent the cache has not seen yet (create answers AlreadyExists)', async () => {
+    const hostId = randomUUID();
+    expect((await register(hostId)).status).toBe(201);
+    const agent = await waitForAgent(
+      client,
+      ns,
+      hostId,
+      (a) => a.status?.debugInfo?.state === 'discovering-unbound',
+      'discovering-unbound',
+    );
+    await eventually(async () => op.ctx.informers.agents.get(ns, hostId)?.status?.debugInfo?.state, {
+      what: 'Agent status in cache',
+    });
+    // A cache behind the API server: drop the Agent from it (its next watch event brings it back).
+    op.ctx.informers.agents.store.delete(`${ns}/${hostId}`);
+    const reply = await register(hostId);
+    expect(reply.status, reply.text).toBe(201);
+    expect((reply.body as Record<string, unknown>).id).toBe(hostId);
+    // The same Agent, registered again: not replaced, still the host of this infra env.
+    const after = await client.get<Agent>(AGENT, hostId, ns);
+    expect(after.metadata.uid).toBe(agent.metadata.uid);
+    expect(after.status?.backend?.infraEnvID).toBe(ie.metadata.uid);
+  });
+
   it('stores the inventory from a step reply, validates, and becomes ready once approved', async () => {
     const hostId = randomUUID();
     expect((await register(hostId)).status).toBe(201);
