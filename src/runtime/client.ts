@@ -1,8 +1,20 @@
-// A small JSON REST client for the Kubernetes API over undici: CRUD, the three patch flavours, the
-// status subresource and streaming watches. Every request (watches included, as in client-go) first
-// takes a token from a QPS/burst bucket. Errors carry the HTTP status and the API's Status reason.
+// A small JSON REST client for the Kubernetes API over undici (HTTP/2 when the server offers it):
+// CRUD, the three patch flavours, the status subresource and streaming watches. Errors carry the HTTP
+// status and the API's Status reason.
+//
+// Budgets: every request (watches included, as in client-go) first takes a token from its client's
+// bucket; withBudget() gives another caller its own bucket over the same connection. The default
+// bucket is off (qps 0), as in controller-runtime >= v0.21: the API server's Priority and Fairness
+// does the limiting and answers 429 with Retry-After, which is honoured here.
+//
+// Self-healing: all requests share one connection, so one broken HTTP/2 session would fail them all.
+// After any transport failure (reset, GOAWAY, HTTP/2 session or stream error, timeout) or a 413 the
+// connection is retired: later requests open a new one, requests still running on the old one may
+// finish for drainMs, and a failed GET is replayed once on the new connection.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Agent, type Dispatcher, request } from 'undici';
+import { ApiHealth } from './api-health.ts';
 import { TokenBucket } from './rate-limiter.ts';
 import {
   type ApiResource,
@@ -16,18 +28,32 @@ import {
 export interface ClientMetricsSink {
   request(method: string, code: string, ms: number): void;
   throttled(ms: number): void;
+  /** The connection was retired; `cause` is '413' or the transport error's code. */
+  reconnected?(cause: string): void;
 }
 
 export interface KubeClientOptions {
   kubeConfig: KubeConfig;
-  /** Sustained requests per second; <= 0 disables. Default 20 (controller-runtime < v0.21 and assisted-service). */
+  /**
+   * Sustained requests per second of this client's budget; <= 0 disables. Default 0 (off:
+   * controller-runtime >= v0.21, kubernetes-sigs/controller-runtime#3119, relies on API Priority and
+   * Fairness).
+   */
   qps?: number;
-  /** Default 30 (same source). */
+  /** Burst of the budget when qps > 0. Default 30 (controller-runtime < v0.21). */
   burst?: number;
+  /** A ready-made budget (overrides qps/burst). */
+  limiter?: TokenBucket;
   /** Headers/body timeout for ordinary requests. Default 60 s (project choice; client-go has none). */
   requestTimeoutMs?: number;
+  /** How long a retired connection may finish its in-flight requests before it is closed. Default 60 s. */
+  drainMs?: number;
   userAgent?: string;
   metrics?: ClientMetricsSink;
+  /** Outcome tracking for probes; a new one when absent. Shared by withBudget() views. */
+  health?: ApiHealth;
+  /** Told why a connection was retired (for a log line). */
+  onReconnect?: (reason: string) => void;
 }
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
@@ -123,27 +149,52 @@ export const isInvalid = (err: unknown): boolean => statusCodeOf(err) === 422;
 interface Connection {
   server: string;
   dispatcher: Dispatcher;
+  retired: boolean;
+}
+
+/** Connection state shared by a client and its withBudget() views. */
+class Transport {
+  current: Promise<Connection> | undefined;
+  resolved: Connection | undefined;
+  readonly draining = new Set<Connection>();
+  auth: { headers: Record<string, string>; at: number } | undefined;
+  closed = false;
 }
 
 /** Credentials from a kubeconfig can rotate (token files, exec plugins); re-read them this often. */
 const AUTH_REFRESH_MS = 30_000;
-const MAX_THROTTLE_RETRIES = 5;
+/** client-go rest.Request maxRetries for 429/Retry-After. */
+const MAX_THROTTLE_RETRIES = 10;
+/** Longest Retry-After honoured as given; longer ones are cut to this (project choice). */
+const MAX_RETRY_AFTER_MS = 60_000;
 
 export class KubeClient {
   readonly limiter: TokenBucket;
+  readonly health: ApiHealth;
+  private readonly opts: KubeClientOptions;
   private readonly kubeConfig: KubeConfig;
   private readonly requestTimeoutMs: number;
   private readonly userAgent: string;
   private readonly metrics: ClientMetricsSink | undefined;
-  private connection: Promise<Connection> | undefined;
-  private auth: { headers: Record<string, string>; at: number } | undefined;
+  private readonly transport: Transport;
 
-  constructor(opts: KubeClientOptions) {
+  constructor(opts: KubeClientOptions, transport = new Transport()) {
+    this.opts = opts;
     this.kubeConfig = opts.kubeConfig;
-    this.limiter = new TokenBucket(opts.qps ?? 20, opts.burst ?? 30);
+    this.limiter = opts.limiter ?? new TokenBucket(opts.qps ?? 0, opts.burst ?? 30);
+    this.health = opts.health ?? new ApiHealth();
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 60_000;
     this.userAgent = opts.userAgent ?? 'agent-install-operator';
     this.metrics = opts.metrics;
+    this.transport = transport;
+  }
+
+  /**
+   * The same client (connection, credentials, health) with its own request budget, so that one kind
+   * of traffic (Events, say) neither waits behind nor starves the others.
+   */
+  withBudget(limiter: TokenBucket): KubeClient {
+    return new KubeClient({ ...this.opts, limiter, health: this.health }, this.transport);
   }
 
   /** REST path of a collection or one object, optionally a subresource. */
@@ -263,7 +314,7 @@ export class KubeClient {
    */
   async *watch<T extends KubeObject>(res: ApiResource, opts: WatchOptions): AsyncGenerator<WatchEvent<T>> {
     const path = this.path(res, opts.namespace);
-    const resp = await this.send('GET', path, {
+    const { resp, conn } = await this.send('GET', path, {
       query: {
         watch: true,
         allowWatchBookmarks: true,
@@ -279,8 +330,18 @@ export class KubeClient {
     try {
       body.setEncoding('utf8');
       let buf = '';
-      for await (const chunk of body as AsyncIterable<string>) {
-        buf += chunk;
+      const chunks = (body as AsyncIterable<string>)[Symbol.asyncIterator]();
+      for (;;) {
+        let next: IteratorResult<string>;
+        try {
+          next = await chunks.next();
+        } catch (err) {
+          // Reset, GOAWAY or silence mid-stream: the connection may be what broke.
+          this.transportFault(conn, err, opts.signal);
+          throw err;
+        }
+        if (next.done) break;
+        buf += next.value;
         let start = 0;
         for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n', start)) {
           const line = buf.slice(start, nl);
@@ -297,29 +358,64 @@ export class KubeClient {
 
   /** Any JSON request; the response is parsed (undefined for an empty body). */
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-    const resp = await this.send(method, path, opts);
-    const text = await resp.body.text();
-    return (text ? JSON.parse(text) : undefined) as T;
+    for (let replayed = false; ; replayed = true) {
+      const { resp, conn } = await this.send(method, path, opts);
+      let text: string;
+      try {
+        text = await resp.body.text();
+      } catch (err) {
+        if (!this.transportFault(conn, err, opts.signal) || method !== 'GET' || replayed) throw err;
+        continue;
+      }
+      return (text ? JSON.parse(text) : undefined) as T;
+    }
+  }
+
+  /**
+   * GET `path` (default the API server's /readyz) over a new connection used once: tells a broken
+   * connection of this client from an API server that is down. Returns the HTTP status, or the error.
+   */
+  async probeFresh(path = '/readyz', timeoutMs = 5_000): Promise<number | Error> {
+    let conn: Connection | undefined;
+    try {
+      conn = await this.newConnection();
+      const resp = await request(`${conn.server}${path}`, {
+        headers: { ...(await this.authHeaders()), 'user-agent': this.userAgent },
+        dispatcher: conn.dispatcher,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      await resp.body.dump();
+      return resp.statusCode;
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    } finally {
+      await conn?.dispatcher.destroy().catch(() => undefined);
+    }
   }
 
   /** Closes connections, aborting in-flight requests (open watches would otherwise never finish). */
   async close(): Promise<void> {
-    const conn = await this.connection?.catch(() => undefined);
-    await conn?.dispatcher.destroy();
+    const t = this.transport;
+    t.closed = true;
+    const current = await t.current?.catch(() => undefined);
+    const all = [...t.draining, ...(current ? [current] : [])];
+    await Promise.all(all.map((c) => c.dispatcher.destroy().catch(() => undefined)));
   }
 
   private async send(
     method: string,
     path: string,
     opts: RequestOptions & { idleTimeoutMs?: number },
-  ): Promise<Dispatcher.ResponseData> {
-    const conn = await this.connect();
+  ): Promise<{ resp: Dispatcher.ResponseData; conn: Connection }> {
     const qs = queryString(opts.query);
-    const url = `${conn.server}${path}${qs ? `?${qs}` : ''}`;
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    for (let attempt = 0; ; attempt++) {
+    let replayed = false;
+    for (let throttled = 0; ; ) {
       const waited = await this.limiter.take(opts.signal);
       if (waited > 0) this.metrics?.throttled(waited);
+      const conn = await this.connect();
       const headers: Record<string, string> = {
         ...(await this.authHeaders()),
         accept: 'application/json',
@@ -329,7 +425,7 @@ export class KubeClient {
       const started = Date.now();
       let resp: Dispatcher.ResponseData;
       try {
-        resp = await request(url, {
+        resp = await request(`${conn.server}${path}${qs ? `?${qs}` : ''}`, {
           method: method as Dispatcher.HttpMethod,
           headers,
           body,
@@ -341,47 +437,135 @@ export class KubeClient {
         });
       } catch (err) {
         this.metrics?.request(method, '<error>', Date.now() - started);
+        // A read is safe to repeat on the new connection; a write may have reached the server, so
+        // its caller decides (reconcilers requeue).
+        if (this.transportFault(conn, err, opts.signal) && method === 'GET' && !replayed) {
+          replayed = true;
+          continue;
+        }
         throw err;
       }
       this.metrics?.request(method, String(resp.statusCode), Date.now() - started);
-      if (resp.statusCode < 400) return resp;
+      this.health.answered(resp.statusCode);
+      if (resp.statusCode < 400) return { resp, conn };
       const err = await apiErrorFrom(method, path, resp);
+      // A body over the server's limit can stay half-sent on the HTTP/2 session and hold its memory:
+      // Node then refuses every new stream on it (ENHANCE_YOUR_CALM). Never reuse that connection.
+      if (resp.statusCode === 413) this.retire(conn, '413', err.message);
       // The server asked us to slow down (API Priority and Fairness); client-go retries these too.
-      if (resp.statusCode === 429 && attempt < MAX_THROTTLE_RETRIES) {
-        const seconds = Math.min(err.retryAfterSeconds ?? 1, 10);
-        await new Promise((r) => setTimeout(r, seconds * 1000));
+      if (resp.statusCode === 429 && throttled++ < MAX_THROTTLE_RETRIES) {
+        await sleep(retryAfterMs(err), undefined, { signal: opts.signal });
         continue;
       }
       throw err;
     }
   }
 
+  /**
+   * Books a request that got no HTTP answer and retires its connection. Returns false when the
+   * failure was ours to cause (the caller aborted, or the client is closed).
+   */
+  private transportFault(conn: Connection, err: unknown, signal: AbortSignal | undefined): boolean {
+    if (signal?.aborted || this.transport.closed) return false;
+    const detail = describeTransportError(err);
+    // A retired connection is closed by us once its drain time is over: not the server's doing.
+    if (!conn.retired) this.health.unanswered(detail);
+    this.retire(conn, transportErrorCode(err), detail);
+    return true;
+  }
+
+  /** New requests go to a new connection; this one may finish what it carries for drainMs. */
+  private retire(conn: Connection, cause: string, detail: string): void {
+    const t = this.transport;
+    if (conn.retired || t.closed) return;
+    conn.retired = true;
+    if (t.resolved === conn) {
+      t.current = undefined;
+      t.resolved = undefined;
+    }
+    this.metrics?.reconnected?.(cause);
+    this.opts.onReconnect?.(detail);
+    t.draining.add(conn);
+    const destroy = setTimeout(
+      () => void conn.dispatcher.destroy().catch(() => undefined),
+      this.opts.drainMs ?? 60_000,
+    );
+    destroy.unref();
+    void conn.dispatcher
+      .close()
+      .catch(() => undefined)
+      .finally(() => {
+        clearTimeout(destroy);
+        t.draining.delete(conn);
+      });
+  }
+
   private connect(): Promise<Connection> {
-    this.connection ??= (async () => {
-      const cluster = this.kubeConfig.getCurrentCluster();
-      if (!cluster) throw new Error('kubeconfig has no current cluster');
-      const tls: Record<string, unknown> = {};
-      await this.kubeConfig.applyToHTTPSOptions(tls);
-      const connect: Record<string, unknown> = {};
-      for (const k of ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername']) {
-        if (tls[k] !== undefined) connect[k] = tls[k];
-      }
-      return { server: cluster.server.replace(/\/+$/, ''), dispatcher: new Agent({ connect }) };
-    })();
-    return this.connection;
+    const t = this.transport;
+    if (!t.current) {
+      const pending = this.newConnection();
+      t.current = pending;
+      pending.then(
+        (conn) => {
+          if (t.current === pending) t.resolved = conn;
+        },
+        () => {
+          if (t.current === pending) t.current = undefined; // try again next time
+        },
+      );
+    }
+    return t.current;
+  }
+
+  private async newConnection(): Promise<Connection> {
+    const cluster = this.kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('kubeconfig has no current cluster');
+    const tls: Record<string, unknown> = {};
+    await this.kubeConfig.applyToHTTPSOptions(tls);
+    const connect: Record<string, unknown> = {};
+    for (const k of ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername']) {
+      if (tls[k] !== undefined) connect[k] = tls[k];
+    }
+    return {
+      server: cluster.server.replace(/\/+$/, ''),
+      dispatcher: new Agent({ connect }),
+      retired: false,
+    };
   }
 
   private async authHeaders(): Promise<Record<string, string>> {
+    const t = this.transport;
     const now = Date.now();
-    if (this.auth && now - this.auth.at < AUTH_REFRESH_MS) return this.auth.headers;
+    if (t.auth && now - t.auth.at < AUTH_REFRESH_MS) return t.auth.headers;
     const opts: { headers?: Record<string, string>; auth?: string } = { headers: {} };
     await this.kubeConfig.applyToHTTPSOptions(opts as never);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(opts.headers ?? {})) headers[k.toLowerCase()] = String(v);
     if (opts.auth) headers.authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
-    this.auth = { headers, at: now };
+    t.auth = { headers, at: now };
     return headers;
   }
+}
+
+/** Retry-After in ms (default 1 s when absent), at most MAX_RETRY_AFTER_MS. */
+export function retryAfterMs(err: ApiError): number {
+  const seconds = err.retryAfterSeconds ?? 1;
+  return Math.min(Math.max(0, seconds) * 1000, MAX_RETRY_AFTER_MS);
+}
+
+/** The error's code for metrics: undici's (UND_ERR_SOCKET), Node's (ECONNRESET) or its name. */
+function transportErrorCode(err: unknown): string {
+  const e = err as { code?: unknown; name?: unknown };
+  return typeof e?.code === 'string' ? e.code : typeof e?.name === 'string' ? e.name : 'unknown';
+}
+
+/** One line about a transport error, with the HTTP/2 error code when the stream was reset. */
+export function describeTransportError(err: unknown): string {
+  const e = err as { message?: unknown; http2ErrorCode?: unknown; cause?: { message?: unknown } };
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  const h2 = typeof e?.http2ErrorCode === 'number' ? ` (HTTP/2 error code ${e.http2ErrorCode})` : '';
+  const cause = typeof e?.cause?.message === 'string' ? `: ${e.cause.message}` : '';
+  return `${transportErrorCode(err)}: ${message}${cause}${h2}`.slice(0, 300);
 }
 
 function withTypeMeta<T extends KubeObject>(res: ApiResource, obj: T): T {

@@ -29,6 +29,7 @@ export class RuntimeMetrics {
   readonly restRequests: Counter<'method' | 'code'>;
   readonly restLatency: Histogram<'method'>;
   readonly restThrottle: Histogram;
+  readonly restReconnects: Counter<'cause'>;
   readonly eventsDropped: Counter<'reason'>;
   readonly unhandledRejections: Counter;
 
@@ -155,6 +156,12 @@ export class RuntimeMetrics {
       buckets: DURATION_BUCKETS,
       registers,
     });
+    this.restReconnects = new Counter({
+      name: 'aio_rest_client_reconnects_total',
+      help: 'API connections retired after a transport failure or a 413, by error code.',
+      labelNames: ['cause'],
+      registers,
+    });
     this.eventsDropped = new Counter({
       name: 'aio_events_dropped_total',
       help: 'Kubernetes Events not written (rate limited, backlog full, or API error).',
@@ -194,6 +201,7 @@ export class RuntimeMetrics {
         this.restLatency.observe({ method }, ms / 1000);
       },
       throttled: (ms) => this.restThrottle.observe(ms / 1000),
+      reconnected: (cause) => this.restReconnects.inc({ cause }),
     };
   }
 }
