@@ -95,6 +95,16 @@ export class InformerCache {
     return true;
   }
 
+  /** Caches that have heard nothing from their watch for longer than it may stay silent. */
+  stale(now = Date.now()): { resource: string; silentMs: number; maxSilenceMs: number }[] {
+    const out: { resource: string; silentMs: number; maxSilenceMs: number }[] = [];
+    for (const [id, inf] of this.informers) {
+      const silentMs = inf.silentForMs(now);
+      if (silentMs > inf.maxSilenceMs) out.push({ resource: id, silentMs, maxSilenceMs: inf.maxSilenceMs });
+    }
+    return out;
+  }
+
   /** Waits for the given informers (default all) to sync; rejects after timeoutMs. */
   async waitForSync(timeoutMs: number, informers: Informer[] = [...this.informers.values()]): Promise<void> {
     let timer: NodeJS.Timeout | undefined;

@@ -138,9 +138,11 @@ export const runtimeSettings = {
     flag: 'kube-api-qps',
     env: 'KUBE_API_QPS',
     schema: z.coerce.number(),
-    default: 20,
-    source: 'controller-runtime < v0.21 client default, as vendored by assisted-service; <= 0 disables',
-    description: 'Client-side request rate limit.',
+    default: 0,
+    source:
+      'controller-runtime >= v0.21 (kubernetes-sigs/controller-runtime#3119, on SIG API Machinery advice): off, the API server limits with Priority and Fairness; 20 restores the old default',
+    description:
+      'Client-side requests per second of each budget (reconcilers and host API, Events, Lease); <= 0 turns client-side limiting off.',
   },
   kubeApiBurst: {
     flag: 'kube-api-burst',
@@ -148,7 +150,24 @@ export const runtimeSettings = {
     schema: positiveInt,
     default: 30,
     source: 'controller-runtime < v0.21 client default, as vendored by assisted-service',
-    description: 'Client-side request burst.',
+    description: 'Client-side burst of each budget (used only when --kube-api-qps > 0).',
+  },
+  apiUnavailableReadyWindowMs: {
+    flag: 'api-unavailable-ready-window',
+    env: 'API_UNAVAILABLE_READY_WINDOW',
+    schema: durationMs,
+    default: 30_000,
+    source: 'project choice: longer than an API server restart or a connection being replaced',
+    description: '/readyz fails once every API request (no answer, or 5xx) has failed for this long.',
+  },
+  apiStuckLivenessWindowMs: {
+    flag: 'api-stuck-liveness-window',
+    env: 'API_STUCK_LIVENESS_WINDOW',
+    schema: durationMs,
+    default: 120_000,
+    source: 'project choice: four times the readiness window, so a restart is the last resort',
+    description:
+      '/healthz fails once no API request has had any answer for this long while a new connection to the API server is answered.',
   },
   workers: {
     flag: 'max-concurrent-reconciles',
@@ -222,6 +241,8 @@ export interface RuntimeConfig {
   retryPeriodMs: number;
   kubeApiQps: number;
   kubeApiBurst: number;
+  apiUnavailableReadyWindowMs: number;
+  apiStuckLivenessWindowMs: number;
   workers: number;
   cacheSyncTimeoutMs: number;
   gracefulShutdownTimeoutMs: number;

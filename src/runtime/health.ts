@@ -1,5 +1,5 @@
-// HTTP endpoints for probes and scraping: /healthz (process alive), /readyz (caches synced) and
-// /metrics (Prometheus text format). The manager may serve probes and metrics on separate ports.
+// HTTP endpoints for probes and scraping: /healthz (liveness), /readyz (readiness; what the checks
+// mean is the manager's business) and /metrics (Prometheus text format). The manager may serve probes and metrics on separate ports.
 // A secure metrics server speaks HTTPS and lets only authorised callers scrape (metrics-auth.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -17,8 +17,8 @@ export interface HealthServerOptions {
   host: string;
   /** 0 picks a free port (tests). */
   port: number;
-  healthz?: () => CheckResult;
-  readyz?: () => CheckResult;
+  healthz?: () => CheckResult | Promise<CheckResult>;
+  readyz?: () => CheckResult | Promise<CheckResult>;
   registry?: Registry;
   logger: Logger;
   /** Serve HTTPS with this certificate (PEM) instead of plain HTTP. */
@@ -74,7 +74,7 @@ export class HealthServer {
     const path = (req.url ?? '/').split('?')[0];
     const check = path === '/healthz' ? this.opts.healthz : path === '/readyz' ? this.opts.readyz : undefined;
     if (check) {
-      const r = check();
+      const r = await check();
       return {
         code: r.ok ? 200 : 503,
         type: 'text/plain',

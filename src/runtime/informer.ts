@@ -42,6 +42,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   private syncWaiters: (() => void)[] = [];
   private abort: AbortController | undefined;
   private running: Promise<void> | undefined;
+  private lastHeardAt = 0;
 
   constructor(opts: InformerOptions<T>) {
     this.opts = opts;
@@ -79,7 +80,11 @@ export class Informer<T extends KubeObject = KubeObject> {
       logger: this.opts.logger,
       metrics: this.opts.metrics,
       onEvent: (ev) => this.process(ev),
+      onHeard: () => {
+        this.lastHeardAt = Date.now();
+      },
     });
+    this.lastHeardAt = Date.now();
     this.running = watcher.run(this.abort.signal);
   }
 
@@ -90,6 +95,20 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   hasSynced(): boolean {
     return this.synced;
+  }
+
+  /**
+   * Longest healthy silence: a watch lasts at most twice the minimum watch timeout, and the client
+   * gives a silent one the idle margin on top before it reconnects. Quieter than this for longer
+   * means the watch keeps failing to come back.
+   */
+  get maxSilenceMs(): number {
+    return 2 * (this.opts.minWatchTimeoutSeconds ?? 300) * 1000 + (this.opts.idleMarginMs ?? 5000);
+  }
+
+  /** How long since the API server was last heard from for this cache (0 when not started). */
+  silentForMs(now = Date.now()): number {
+    return this.running && !this.abort?.signal.aborted ? now - this.lastHeardAt : 0;
   }
 
   /** Resolves after the first complete list has been stored. */

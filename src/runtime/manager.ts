@@ -8,6 +8,11 @@
 //          renewing meanwhile, then release the Lease, stop informers, close servers.
 //   leadership lost: stop controllers at once; start() rejects with LeadershipLostError so the
 //          process exits (as controller-runtime does) rather than run without the Lease.
+//   probes: /readyz fails while caches are unsynced, while every API request has failed for longer
+//          than apiUnavailableReadyWindowMs, or while a cache has heard nothing from its watch for
+//          longer than a watch may stay silent. /healthz fails only when a restart would help: no
+//          API request has had any answer for apiStuckLivenessWindowMs while a fresh connection to
+//          the same API server is answered.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -20,12 +25,13 @@ import type { RuntimeConfig } from './config.ts';
 import { parseBindAddress } from './config.ts';
 import { Discovery } from './discovery.ts';
 import { EventRecorder } from './events.ts';
-import { HealthServer } from './health.ts';
+import { type CheckResult, HealthServer } from './health.ts';
 import type { Informer } from './informer.ts';
 import { LeaderElector } from './leader-election.ts';
 import { createLogger } from './logger.ts';
 import { RuntimeMetrics } from './metrics.ts';
 import { MetricsAuthorizer, metricsCertificate } from './metrics-auth.ts';
+import { TokenBucket } from './rate-limiter.ts';
 import type { ApiResource, KubeObject } from './types.ts';
 
 export interface LeaderElectionOptions {
@@ -42,9 +48,16 @@ export interface ManagerOptions {
   kubeConfig: KubeConfig;
   logger?: Logger;
   metrics?: RuntimeMetrics;
-  /** Client QPS/burst; defaults in client.ts (20/30). */
+  /**
+   * Size of each client-side request budget (reconcilers and host API, Events, the Lease each get
+   * their own); qps <= 0 (the default) turns client-side limiting off. See client.ts.
+   */
   qps?: number;
   burst?: number;
+  /** /readyz fails once every API request has failed for this long. Default 30 s. */
+  apiUnavailableReadyWindowMs?: number;
+  /** /healthz fails once no API request has been answered for this long while a fresh connection is. Default 2 min. */
+  apiStuckLivenessWindowMs?: number;
   /** false runs controllers unconditionally (tests, single replica). */
   leaderElection: LeaderElectionOptions | false;
   /** /healthz and /readyz; undefined = not served. Same address as metrics = one server. */
@@ -105,6 +118,7 @@ export class Manager implements ControllerHost {
   private finished: PromiseWithResolvers<void> | undefined;
   private stopping: Promise<void> | undefined;
   private processHandlers: (() => void) | undefined;
+  private livenessProbe: { at: number; result: Promise<CheckResult> } | undefined;
 
   constructor(opts: ManagerOptions) {
     this.opts = opts;
@@ -116,6 +130,7 @@ export class Manager implements ControllerHost {
       qps: opts.qps,
       burst: opts.burst,
       metrics: this.metrics.clientSink(),
+      onReconnect: (reason) => this.logger.warn({ reason }, 'API connection retired; opening a new one'),
     });
     this.cache = new InformerCache({
       client: this.client,
@@ -129,7 +144,8 @@ export class Manager implements ControllerHost {
     });
     this.discovery = new Discovery(this.client);
     this.events = new EventRecorder({
-      client: this.client,
+      // Its own budget: an Event backlog neither waits behind reconcilers nor takes their tokens.
+      client: this.client.withBudget(new TokenBucket(opts.qps ?? 0, opts.burst ?? 30)),
       component: opts.component ?? 'agent-install-operator',
       logger: this.logger,
       metrics: this.metrics,
@@ -146,6 +162,8 @@ export class Manager implements ControllerHost {
       logger: extra.logger ?? createLogger({ level: config.logLevel }),
       qps: config.kubeApiQps,
       burst: config.kubeApiBurst,
+      apiUnavailableReadyWindowMs: config.apiUnavailableReadyWindowMs,
+      apiStuckLivenessWindowMs: config.apiStuckLivenessWindowMs,
       leaderElection: config.leaderElect
         ? {
             namespace: config.leaderElectionNamespace,
@@ -274,8 +292,14 @@ export class Manager implements ControllerHost {
   }
 
   private campaign(le: LeaderElectionOptions): void {
-    // Its own client: lease renewals must not queue behind a burst of reconcile writes.
-    this.electorClient = new KubeClient({ kubeConfig: this.opts.kubeConfig, qps: 0 });
+    // Its own client (budget and connection): renewals never queue behind reconcile traffic, and a
+    // broken main connection does not cost the Lease.
+    this.electorClient = new KubeClient({
+      kubeConfig: this.opts.kubeConfig,
+      qps: this.opts.qps,
+      burst: this.opts.burst,
+      metrics: this.metrics.clientSink(),
+    });
     this.elector = new LeaderElector({
       client: this.electorClient,
       namespace: le.namespace,
@@ -340,10 +364,7 @@ export class Manager implements ControllerHost {
 
   private async startServers(): Promise<void> {
     const { healthProbeAddress: probe, metricsAddress: metrics } = this.opts;
-    const checks = {
-      healthz: () => ({ ok: true }),
-      readyz: () => (this.isReady() ? { ok: true } : { ok: false, detail: 'caches not synced' }),
-    };
+    const checks = { healthz: () => this.liveness(), readyz: () => this.readiness() };
     const secure = this.opts.secureMetrics;
     // Probes stay plain HTTP (the kubelet), so a secure metrics server never shares their port.
     const same =
@@ -370,6 +391,48 @@ export class Manager implements ControllerHost {
       );
     }
     await Promise.all(this.servers.map((s) => s.start()));
+  }
+
+  /** /readyz: caches synced, the API server answering, every cache hearing from its watch. */
+  readiness(): CheckResult {
+    if (!this.isReady()) return { ok: false, detail: 'caches not synced' };
+    const failingMs = this.client.health.failingForMs();
+    if (failingMs > (this.opts.apiUnavailableReadyWindowMs ?? 30_000)) {
+      return {
+        ok: false,
+        detail: `every API request failed for ${Math.round(failingMs / 1000)} s (last: ${this.client.health.lastFailure})`,
+      };
+    }
+    const stale = this.cache.stale();
+    if (stale.length) {
+      const s = stale[0]!;
+      return {
+        ok: false,
+        detail: `cache ${s.resource} heard nothing from its watch for ${Math.round(s.silentMs / 1000)} s (limit ${Math.round(s.maxSilenceMs / 1000)} s)${stale.length > 1 ? ` and ${stale.length - 1} more` : ''}`,
+      };
+    }
+    return { ok: true };
+  }
+
+  /**
+   * /healthz: fails only when a restart would help, i.e. our connection gets no answers while a
+   * fresh one does. An API server that is down fails /readyz instead: restarting would not help.
+   * The fresh-connection probe runs at most every 10 s.
+   */
+  liveness(): Promise<CheckResult> | CheckResult {
+    const stuckMs = this.client.health.unreachableForMs();
+    if (stuckMs <= (this.opts.apiStuckLivenessWindowMs ?? 120_000)) return { ok: true };
+    const now = Date.now();
+    if (!this.livenessProbe || now - this.livenessProbe.at > 10_000) {
+      const result = this.client.probeFresh().then((answer): CheckResult => {
+        if (typeof answer !== 'number' || answer >= 500) return { ok: true };
+        const detail = `no API request answered for ${Math.round(stuckMs / 1000)} s (last: ${this.client.health.lastFailure}) while a new connection is (HTTP ${answer})`;
+        this.logger.error({ detail }, 'API client stuck; failing /healthz so the process is restarted');
+        return { ok: false, detail };
+      });
+      this.livenessProbe = { at: now, result };
+    }
+    return this.livenessProbe.result;
   }
 
   private shutdown(cause: unknown): Promise<void> {

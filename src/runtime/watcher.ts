@@ -48,6 +48,8 @@ export interface WatcherOptions<T extends KubeObject> {
   /** Applied to every object before it is handed on; default strips metadata.managedFields. */
   transform?: (obj: T) => T;
   onEvent: (ev: WatcherEvent<T>) => void;
+  /** The API server was heard from: a list page, any watch event, or a watch it closed on time. */
+  onHeard?: () => void;
   logger: Logger;
   metrics?: WatchMetricsSink;
   random?: () => number;
@@ -108,6 +110,7 @@ export class Watcher<T extends KubeObject> {
         if (result.events === 0 && result.durationMs < SHORT_WATCH_MS && !signal.aborted) {
           throw new Error(`watch closed after ${result.durationMs} ms without events`);
         }
+        if (!signal.aborted) this.opts.onHeard?.();
         metrics?.restarted('timeout');
       } catch (err) {
         if (signal.aborted) break;
@@ -139,6 +142,7 @@ export class Watcher<T extends KubeObject> {
         continue: cont,
         signal,
       });
+      this.opts.onHeard?.();
       for (const item of page.items) onEvent({ type: 'initApply', object: this.transform(item) });
       cont = page.metadata.continue || undefined;
       rv = page.metadata.resourceVersion ?? rv;
@@ -167,6 +171,7 @@ export class Watcher<T extends KubeObject> {
     });
     for await (const ev of stream) {
       events++;
+      this.opts.onHeard?.();
       if (ev.type === 'ERROR') {
         const status = ev.object as Status;
         if (status.code === 410) return { gone: true, events, durationMs: Date.now() - started };

@@ -39,6 +39,8 @@ export class FaultProxy {
   private readonly watches = new Set<ActiveWatch>();
   private readonly pending410: ('http' | 'event')[] = [];
   private blackholes = 0;
+  private blackholingWatches = false;
+  private resettingExcept: string | undefined;
   private refusing = false;
 
   private constructor(upstream: string, dispatcher: Dispatcher) {
@@ -125,6 +127,21 @@ export class FaultProxy {
     this.blackholes++;
   }
 
+  /** While on, every watch request is accepted and never answered, and open watches fall silent. */
+  setBlackholingWatches(on: boolean): void {
+    this.blackholingWatches = on;
+    if (on) this.stallWatches();
+  }
+
+  /**
+   * While set, every request except those for this exact path has its connection reset: the client
+   * gets no answer, while a probe of that path over any connection does.
+   */
+  setResettingExcept(path: string | undefined): void {
+    this.resettingExcept = path;
+    if (path !== undefined) this.dropWatches();
+  }
+
   /** The next watch request is answered with 410 Gone. */
   failNextWatch(mode: 'http' | 'event'): void {
     this.pending410.push(mode);
@@ -170,8 +187,13 @@ export class FaultProxy {
         query: url.searchParams,
         status,
       });
-    if (isWatch && this.blackholes > 0) {
-      this.blackholes--;
+    if (this.resettingExcept !== undefined && url.pathname !== this.resettingExcept) {
+      log(0);
+      req.socket.destroy();
+      return;
+    }
+    if (isWatch && (this.blackholingWatches || this.blackholes > 0)) {
+      if (!this.blackholingWatches) this.blackholes--;
       log(0);
       return; // the socket stays open until the client gives up
     }

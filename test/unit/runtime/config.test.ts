@@ -18,7 +18,7 @@ describe('runtime configuration', () => {
       leaseDurationMs: 15_000,
       renewDeadlineMs: 10_000,
       retryPeriodMs: 2_000,
-      kubeApiQps: 20,
+      kubeApiQps: 0,
       kubeApiBurst: 30,
       workers: 1,
       cacheSyncTimeoutMs: 120_000,
