@@ -145,7 +145,7 @@ export class H2FaultProxy {
     return this.poisoned.size;
   }
 
-  /** The next `n` requests are answered 429 with this Retry-After (seconds). */
+  /** The next `n` requests other than watches are answered 429 with this Retry-After (seconds). */
   throttleNext(n: number, retryAfterSeconds: number): void {
     for (let i = 0; i < n; i++) this.pending429.push({ retryAfterSeconds });
   }
@@ -168,7 +168,7 @@ export class H2FaultProxy {
       stream.close(constants.NGHTTP2_ENHANCE_YOUR_CALM);
       return;
     }
-    const throttle = this.pending429.shift();
+    const throttle = watch ? undefined : this.pending429.shift();
     if (throttle) {
       log(429);
       stream.respond({
@@ -201,11 +201,13 @@ export class H2FaultProxy {
       this.open.delete(entry);
       upstream.abort();
     });
-    const hasBody = method !== 'GET' && method !== 'HEAD';
+    const chunks: Buffer[] = [];
+    for await (const c of stream) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
     const up = await request(`${this.upstream}${path}`, {
       method: method as Dispatcher.HttpMethod,
       headers: forward,
-      body: hasBody ? stream : undefined,
+      body: body.length ? body : undefined,
       dispatcher: this.dispatcher,
       signal: upstream.signal,
       headersTimeout: 0,

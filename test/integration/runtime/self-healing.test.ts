@@ -64,21 +64,33 @@ async function stillWorks(s: Awaited<ReturnType<typeof setup>>, name: string) {
 }
 
 describe('self-healing API client', () => {
-  it('an oversized write to the real API server gets an error and poisons nothing else', async () => {
-    const s = await setup();
-    const { client, namespace } = s;
-    await client.create(ConfigMapResource, configMap(namespace, 'target'));
-    // 12 MiB: over the API server's 3 MiB request body limit and over the 10 MiB a Node HTTP/2
-    // session may hold, so the unsent rest of the body would pin the session's memory for good.
-    const huge = 'x'.repeat(12 * 1024 * 1024);
-    const err = await client.patch(ConfigMapResource, 'target', namespace, 'merge', { data: { huge } }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(Error);
-    await stillWorks(s, 'after-oversized');
-    expect(await metricValue(s.metrics.restReconnects)).toBeGreaterThan(0);
-  });
+  // Measured on kube-apiserver 1.35: bodies over 3,145,728 bytes get 413 when sent one at a time.
+  // Once more than Node's 10 MB HTTP/2 session memory sits unsent on the session (one 20 MiB body,
+  // or eight 6 MiB ones at once, as a host's retried 6 MiB inventory did), Node refuses every new
+  // stream on that session with ENHANCE_YOUR_CALM, for good: the wedge this test reproduces.
+  it.each([
+    [20, 1],
+    [6, 8],
+  ])(
+    '%i MiB written %i at a time to the real API server fail, and poison nothing else',
+    async (mib, parallel) => {
+      const s = await setup();
+      const { client, namespace } = s;
+      await client.create(ConfigMapResource, configMap(namespace, 'target'));
+      const huge = 'x'.repeat(mib * 1024 * 1024);
+      const outcomes = await Promise.all(
+        Array.from({ length: parallel }, () =>
+          client.patch(ConfigMapResource, 'target', namespace, 'merge', { data: { huge } }).then(
+            () => 'applied',
+            (e: unknown) => e,
+          ),
+        ),
+      );
+      for (const o of outcomes) expect(o).toBeInstanceOf(Error);
+      await stillWorks(s, 'after-oversized');
+      expect(await metricValue(s.metrics.restReconnects)).toBeGreaterThan(0);
+    },
+  );
 
   it('a session that refuses every new stream (ENHANCE_YOUR_CALM) is replaced', async () => {
     const s = await withProxy();
@@ -102,10 +114,9 @@ describe('self-healing API client', () => {
     await converged(s.informer, s.admin, s.namespace);
   });
 
-  it('a watch reset mid-stream resumes on a new connection and misses nothing', async () => {
+  it('a watch reset mid-stream resumes and misses nothing', async () => {
     const s = await withProxy();
     await eventually(async () => s.proxy.openWatches > 0, { what: 'the watch to be open' });
-    const before = s.proxy.sessionsOpened;
     const watchesBefore = s.proxy.count({ watch: true });
     expect(s.proxy.resetWatches(constants.NGHTTP2_INTERNAL_ERROR)).toBe(1);
     // Written while the watch is down: the resumed watch must deliver it.
@@ -115,7 +126,6 @@ describe('self-healing API client', () => {
       what: 'the informer to see the object written during the reset',
     });
     expect(s.proxy.count({ watch: true })).toBeGreaterThan(watchesBefore);
-    expect(s.proxy.sessionsOpened).toBeGreaterThan(before);
     await stillWorks(s, 'after-reset');
   });
 
