@@ -84,7 +84,7 @@ describe('probes', () => {
       },
       { timeoutMs: 20_000, what: '/readyz to fail' },
     );
-    expect(notReady).toMatch(/cache configmaps heard nothing from its watch for \d+ s \(limit 3 s\)/);
+    expect(notReady).toMatch(/cache configmaps\.v1\. heard nothing from its watch for \d+ s \(limit 3 s\)/);
     expect((await probe('/healthz')).code).toBe(200);
     proxy.setBlackholingWatches(false);
     await eventually(async () => (await probe('/readyz')).code === 200, {
