@@ -325,6 +325,8 @@ export class KubeClient {
       },
       signal: opts.signal,
       idleTimeoutMs: opts.idleTimeoutMs,
+      // The watcher has its own retry loop (with backoff and metrics); the connection is still retired.
+      noReplay: true,
     });
     const body = resp.body;
     try {
@@ -407,11 +409,11 @@ export class KubeClient {
   private async send(
     method: string,
     path: string,
-    opts: RequestOptions & { idleTimeoutMs?: number },
+    opts: RequestOptions & { idleTimeoutMs?: number; noReplay?: boolean },
   ): Promise<{ resp: Dispatcher.ResponseData; conn: Connection }> {
     const qs = queryString(opts.query);
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    let replayed = false;
+    let replayed = opts.noReplay === true;
     for (let throttled = 0; ; ) {
       const waited = await this.limiter.take(opts.signal);
       if (waited > 0) this.metrics?.throttled(waited);
