@@ -105,6 +105,11 @@ const BOUNDARY_NUMBERS = [
   Number.MIN_VALUE,
 ];
 
+/** Sets an own property, even `__proto__` (which plain assignment turns into a prototype change). */
+function setOwn(target: object, key: string | number, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 export class Fuzzer {
   private readonly random: () => number;
   readonly seed: number;
@@ -162,6 +167,13 @@ export class Fuzzer {
     return v;
   }
 
+  /** JSON text nested `depth` levels deep (deeper than JSON.stringify can write). */
+  deepText(depth: number): string {
+    return this.chance(0.5)
+      ? `${'['.repeat(depth)}1${']'.repeat(depth)}`
+      : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  }
+
   /** Any JSON value (of a random type), nested at most `depth` levels. */
   value(depth = 3): unknown {
     switch (this.int(depth > 0 ? 9 : 5)) {
@@ -182,7 +194,7 @@ export class Fuzzer {
         return this.deep(this.pick([10, 200, 1_000]));
       default: {
         const o: Record<string, unknown> = {};
-        for (let i = this.int(5); i > 0; i--) o[this.string(40)] = this.value(depth - 1);
+        for (let i = this.int(5); i > 0; i--) setOwn(o, this.string(40), this.value(depth - 1));
         return o;
       }
     }
@@ -204,7 +216,12 @@ export class Fuzzer {
     const containers: { parent: Record<string, unknown> | unknown[]; key: string | number }[] = [];
     const walk = (node: unknown, depth: number) => {
       if (depth > 8 || node === null || typeof node !== 'object') return;
-      const entries = Array.isArray(node) ? node.map((v, i) => [i, v] as const) : Object.entries(node);
+      // The first few entries of each node: huge lists the generator added need not all be visited.
+      const entries: [string | number, unknown][] = Array.isArray(node)
+        ? Array.from(node.slice(0, 16), (v, i) => [i, v]) // sparse lists: holes read as undefined
+        : Object.keys(node)
+            .slice(0, 16)
+            .map((k) => [k, (node as Record<string, unknown>)[k]]);
       for (const [k, v] of entries) {
         containers.push({ parent: node as Record<string, unknown>, key: k });
         walk(v, depth + 1);
@@ -220,10 +237,10 @@ export class Fuzzer {
         else delete slot[key];
         return;
       case 1:
-        slot[`${String(key)}${this.pick(['', 'X', '_', '.'])}${this.int(10)}`] = this.value(2);
+        setOwn(slot, `${String(key)}${this.pick(['', 'X', '_', '.'])}${this.int(10)}`, this.value(2));
         return;
       default:
-        slot[key] = this.value(2);
+        setOwn(slot, key, this.value(2));
     }
   }
 
