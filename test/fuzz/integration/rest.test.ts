@@ -229,7 +229,9 @@ async function runPool<T>(items: T[], limit: number, work: (item: T) => Promise<
 }
 
 describe('fuzz: REST routes and image service', () => {
-  it('answers every generated request without a 5xx, and the operator carries on', async () => {
+  it('answers every generated request without a 5xx, and the operator carries on', {
+    timeout: 180_000,
+  }, async () => {
     const routes = [
       ...ALL_API_ROUTES.map((r) => ({ method: r.method, path: r.path, base: `${op.baseUrl}${API}` })),
       ...IMAGE_ROUTES.map((r) => ({ ...r, base: op.baseUrl })),
