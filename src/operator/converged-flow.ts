@@ -9,6 +9,7 @@
 // are served, a missing `baremetal` ClusterOperator, a missing or unparsable version, or any error
 // reading it means the non-converged flow (logged), as upstream does.
 import type { Logger } from 'pino';
+import { compareReleaseVersions } from '../core/version.ts';
 import { Discovery, type KubeClient, type KubeObject } from '../runtime/index.ts';
 import { CLUSTER_OPERATOR } from './resources.ts';
 
@@ -17,54 +18,6 @@ export const CONVERGED_FLOW_MIN_BAREMETAL_VERSION = '4.12.0-0.alpha';
 export interface FlowDecision {
   converged: boolean;
   reason: string;
-}
-
-interface ParsedVersion {
-  core: number[];
-  pre: string[];
-}
-
-function parseVersion(v: string): ParsedVersion | undefined {
-  const m = /^v?(\d+(?:\.\d+)*)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/.exec(v.trim());
-  if (!m) return undefined;
-  return { core: m[1]!.split('.').map(Number), pre: m[2] ? m[2].split('.') : [] };
-}
-
-function comparePre(a: string[], b: string[]): number {
-  // A release (no pre-release part) sorts after any of its pre-releases.
-  if (a.length === 0 || b.length === 0) return Math.sign(b.length - a.length);
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    const xn = /^\d+$/.test(x);
-    const yn = /^\d+$/.test(y);
-    if (xn && yn) {
-      const d = Number(x) - Number(y);
-      if (d !== 0) return Math.sign(d);
-    } else if (xn !== yn) {
-      return xn ? -1 : 1; // numeric identifiers sort before alphanumeric ones
-    } else if (x !== y) {
-      return x < y ? -1 : 1;
-    }
-  }
-  return Math.sign(a.length - b.length);
-}
-
-/**
- * Semver-style comparison: numeric core parts (missing ones are 0), then the pre-release (a
- * release sorts after its pre-releases; dot-separated identifiers, numeric ones compared as
- * numbers and before alphanumeric ones); build metadata ignored. -1/0/1, or undefined when either
- * side does not parse.
- */
-export function compareVersions(a: string, b: string): -1 | 0 | 1 | undefined {
-  const pa = parseVersion(a);
-  const pb = parseVersion(b);
-  if (!pa || !pb) return undefined;
-  for (let i = 0; i < Math.max(pa.core.length, pb.core.length); i++) {
-    const d = (pa.core[i] ?? 0) - (pb.core[i] ?? 0);
-    if (d !== 0) return d < 0 ? -1 : 1;
-  }
-  return comparePre(pa.pre, pb.pre) as -1 | 0 | 1;
 }
 
 interface ClusterOperator extends KubeObject {
@@ -95,7 +48,7 @@ export function convergedFlowDecision(
     case 'version': {
       if (!hub.version)
         return { converged: false, reason: 'the baremetal ClusterOperator reports no operator version' };
-      const cmp = compareVersions(hub.version, min);
+      const cmp = compareReleaseVersions(hub.version, min);
       if (cmp === undefined) {
         return {
           converged: false,

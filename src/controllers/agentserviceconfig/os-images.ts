@@ -3,7 +3,7 @@
 // boots (kubeapi.md §1.2 osImageVersion, §3.3 "OpenShift version"), and which image a download
 // URL names (agent-api.md §9.1: `version` may be the OpenShift version key or the RHCOS version).
 import type { OSImage } from '../../api/index.ts';
-import { compareVersions } from '../../core/hardware/index.ts';
+import { compareBaseVersions } from '../../core/version.ts';
 import type { OsImage } from '../../server/image/base-images.ts';
 
 /** `arm64` and `aarch64` name the same machines, as do `amd64` and `x86_64`. */
@@ -63,7 +63,7 @@ export class OsImageCatalog {
   /** The newest OpenShift version for an architecture. */
   latest(arch: string): OsImage | undefined {
     return this.ofArch(arch).reduce<OsImage | undefined>(
-      (best, i) => (!best || compareVersions(i.openshiftVersion, best.openshiftVersion) > 0 ? i : best),
+      (best, i) => (!best || compareBaseVersions(i.openshiftVersion, best.openshiftVersion) > 0 ? i : best),
       undefined,
     );
   }

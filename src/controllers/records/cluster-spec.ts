@@ -9,7 +9,7 @@ import type {
 import type { Cluster, ClusterNetwork, PlatformType } from '../../core/model.ts';
 import { isIPv6 } from '../../core/network/cidr.ts';
 import { DEFAULT_CLUSTER_NETWORK, DEFAULT_SERVICE_NETWORK_CIDR } from '../../core/network/topology.ts';
-import { isVersionAtLeast } from '../../core/network/version.ts';
+import { baseVersionAtLeast } from '../../core/version.ts';
 
 const PLATFORM_TO_CORE: Record<string, PlatformType> = {
   BareMetal: 'baremetal',
@@ -87,7 +87,9 @@ export function autoNetworkType(spec: AgentClusterInstallSpec, openshiftVersion:
   ];
   const anyIpv6 = cidrs.some((c) => isIPv6(c));
   const ovn =
-    isVersionAtLeast(openshiftVersion, '4.12.0-0.0') || anyIpv6 || isSingleNodeRequest(provisionCounts(spec));
+    baseVersionAtLeast(openshiftVersion, '4.12.0-0.0') ||
+    anyIpv6 ||
+    isSingleNodeRequest(provisionCounts(spec));
   return ovn ? 'OVNKubernetes' : 'OpenShiftSDN';
 }
 

@@ -2,8 +2,9 @@
 // functions over file contents, shared by the built-in generator and the openshift-install runner.
 
 import { parseDocument } from 'yaml';
-import { isSingleNode, versionBelow } from '../installconfig/index.ts';
+import { isSingleNode } from '../installconfig/index.ts';
 import type { Cluster } from '../model.ts';
+import { baseVersionBelow } from '../version.ts';
 import { inlineFile, parseIgnition, serializeIgnition, setFile } from './ignition.ts';
 
 export const INFRASTRUCTURE_MANIFEST = 'cluster-infrastructure-02-config.yml';
@@ -42,7 +43,7 @@ export function postProcessBootstrapIgnition(bootstrapJson: string, cluster: Clu
   const kept = files.filter((f) => {
     if (f.path === '/etc/NetworkManager/system-connections/nmconnection') return false;
     return !(
-      versionBelow(cluster.openshift_version, '4.7') && f.path.includes('baremetal-provisioning-config')
+      baseVersionBelow(cluster.openshift_version, '4.7') && f.path.includes('baremetal-provisioning-config')
     );
   });
   for (const f of kept) {
@@ -84,7 +85,7 @@ function everyHostHasIpv6(cluster: Cluster): boolean {
 
 function ipv6NetworkManagerConf(cluster: Cluster): string {
   let conf = '[connection]\nipv6.dhcp-iaid=mac\nipv6.dhcp-duid=ll\n';
-  if (versionBelow(cluster.openshift_version, '4.10')) {
+  if (baseVersionBelow(cluster.openshift_version, '4.10')) {
     conf += '[keyfile]\npath=/etc/NetworkManager/system-connections-merged\n';
   }
   return conf;

@@ -5,8 +5,8 @@
 import type { Disk, Interface, Inventory, Route } from '../inventory.ts';
 import { isIPv6Family } from '../inventory.ts';
 import { tryParseIp } from '../network/cidr.ts';
+import { baseVersionAtLeast } from '../version.ts';
 import { formatSiBytes, gbToBytes } from './units.ts';
-import { isVersionAtLeast } from './version.ts';
 
 /** Reasons the agent itself reports (kept as-is by the service). */
 export const AGENT_DISK_REASONS = {
@@ -75,8 +75,8 @@ function normalizeArchitecture(arch: string | undefined): string {
 /** Drive types a disk may have to be installed on, in message order. */
 export function allowedDriveTypes(openshiftVersion: string, cpuArchitecture: string | undefined): string[] {
   const allowed = ['HDD', 'SSD', 'Multipath'];
-  if (isVersionAtLeast(openshiftVersion, '4.14')) allowed.push('RAID');
-  if (isVersionAtLeast(openshiftVersion, '4.15')) allowed.push('iSCSI');
+  if (baseVersionAtLeast(openshiftVersion, '4.14')) allowed.push('RAID');
+  if (baseVersionAtLeast(openshiftVersion, '4.15')) allowed.push('iSCSI');
   const arch = normalizeArchitecture(cpuArchitecture);
   if (arch === 's390x') allowed.push('FC', 'ECKD (ESE)', 'ECKD', 'FBA');
   if (arch === 'x86_64') allowed.push('FC');

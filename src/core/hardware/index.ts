@@ -5,4 +5,3 @@ export * from './installation-disk.ts';
 export * from './inventory-update.ts';
 export * from './requirements.ts';
 export * from './units.ts';
-export * from './version.ts';

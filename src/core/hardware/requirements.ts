@@ -1,7 +1,7 @@
 // Versioned hardware requirements (§5.1): the HW_VALIDATOR_REQUIREMENTS document, its decode-time
 // merging and validation, and the lookup of the entry for an OpenShift version.
 
-import { baseVersion, compareVersions, isVersion } from './version.ts';
+import { baseVersion, compareBaseVersions, isVersion } from '../version.ts';
 
 /** One role's requirements, field names as in HW_VALIDATOR_REQUIREMENTS. */
 export interface RoleRequirements {
@@ -186,7 +186,7 @@ export function parseHardwareRequirements(
       exact.set(e.version, mergeSet(e.version, defaultSet, e));
     }
   }
-  minVersion.sort((a, b) => compareVersions(a.version, b.version));
+  minVersion.sort((a, b) => compareBaseVersions(a.version, b.version));
   return { ...(defaultSet ? { default: defaultSet } : {}), exact, minVersion };
 }
 
@@ -205,7 +205,7 @@ export function requirementsForVersion(config: HardwareRequirementsConfig, versi
     const base = baseVersion(version);
     for (let i = config.minVersion.length - 1; i >= 0; i--) {
       const entry = config.minVersion[i]!;
-      if (compareVersions(entry.version, base) <= 0) return entry.set;
+      if (compareBaseVersions(entry.version, base) <= 0) return entry.set;
     }
   }
   if (config.default) return config.default;

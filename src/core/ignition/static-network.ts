@@ -3,7 +3,7 @@
 
 import { isMap, isSeq, parseDocument, stringify } from 'yaml';
 import type { InfraEnv } from '../model.ts';
-import { versionAtLeast } from './version.ts';
+import { baseVersionAtLeast } from '../version.ts';
 
 export type HostStaticNetworkConfig = NonNullable<InfraEnv['static_network_config']>[number];
 export type MacInterfaceEntry = HostStaticNetworkConfig['mac_interface_map'][number];
@@ -231,7 +231,7 @@ export function chooseStaticNetworkFlavour(
   openshiftVersion: string | undefined,
   minVersion = DEFAULT_MIN_VERSION_FOR_NMSTATECTL,
 ): StaticNetworkFlavour {
-  if (!openshiftVersion || !versionAtLeast(openshiftVersion, minVersion)) return 'keyfile';
+  if (!openshiftVersion || !baseVersionAtLeast(openshiftVersion, minVersion)) return 'keyfile';
   return usesMacIdentifier(configs) ? 'keyfile' : 'nmstatectl';
 }
 

@@ -1,6 +1,7 @@
 // The platform-independent part of install-config (core.md §7.2).
 
 import type { Cluster, HostRole } from '../model.ts';
+import { baseVersionAtLeast, baseVersionBelow, majorMinorEquals } from '../version.ts';
 import { effectiveHostname, effectiveRole, isTwoNodesWithFencing } from './hosts.ts';
 import { mirrorSources } from './registries.ts';
 import type {
@@ -10,7 +11,6 @@ import type {
   InstallConfigOptions,
   MachinePool,
 } from './types.ts';
-import { baseVersionEquals, versionAtLeast, versionBelow } from './version.ts';
 
 /** A cluster that cannot be turned into an install-config; the message is user-facing. */
 export class InstallConfigError extends Error {
@@ -121,12 +121,12 @@ export function buildBasicInstallConfig(cluster: Cluster, options: InstallConfig
 
   if (cluster.hosts.some((h) => effectiveRole(h) === 'arbiter')) {
     cfg.arbiter = pool(cluster, 'arbiter', 'arbiters', 'arbiter');
-    if (baseVersionEquals(cluster.openshift_version, '4.19')) cfg.featureSet = TECH_PREVIEW_NO_UPGRADE;
+    if (majorMinorEquals(cluster.openshift_version, '4.19')) cfg.featureSet = TECH_PREVIEW_NO_UPGRADE;
   }
 
   if (isTwoNodesWithFencing(cluster)) {
     cfg.controlPlane.fencing = { credentials: fencingCredentials(cluster) };
-    if (versionBelow(cluster.openshift_version, '4.22')) cfg.featureSet = TECH_PREVIEW_NO_UPGRADE;
+    if (baseVersionBelow(cluster.openshift_version, '4.22')) cfg.featureSet = TECH_PREVIEW_NO_UPGRADE;
   }
 
   if (cluster.http_proxy || cluster.https_proxy) {
@@ -139,7 +139,7 @@ export function buildBasicInstallConfig(cluster: Cluster, options: InstallConfig
 
   const sources = imageSources(options);
   if (sources.length > 0) {
-    if (versionAtLeast(cluster.openshift_version, '4.14')) cfg.imageDigestSources = sources;
+    if (baseVersionAtLeast(cluster.openshift_version, '4.14')) cfg.imageDigestSources = sources;
     else cfg.imageContentSources = sources.map((s) => ({ mirrors: s.mirrors ?? [], source: s.source }));
   }
   return cfg;

@@ -26,7 +26,6 @@ export { mirrorSources, parseRegistriesConf } from './registries.ts';
 export { goJsonMarshal, renderInstallConfig, toOrderedDocument } from './serialize.ts';
 export { mergeTrustBundles, validatePemCertificateBundle } from './trust-bundle.ts';
 export type * from './types.ts';
-export { baseVersionEquals, versionAtLeast, versionBelow } from './version.ts';
 
 /**
  * The install-config document for a cluster. Overrides come from `options.overrides` when given,

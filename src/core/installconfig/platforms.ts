@@ -2,6 +2,7 @@
 
 import type { Cluster, Host } from '../model.ts';
 import { cidrContains, ipFamily } from '../network/cidr.ts';
+import { baseVersionAtLeast } from '../version.ts';
 import { InstallConfigError } from './builder.ts';
 import {
   bootstrapHost,
@@ -12,7 +13,6 @@ import {
   primaryFamily,
 } from './hosts.ts';
 import type { BareMetalHost, InstallConfig, InstallConfigOptions, VspherePlatform } from './types.ts';
-import { versionAtLeast } from './version.ts';
 
 /** vSphere credential placeholders, replaced by the user after installation. */
 export const VSPHERE_PLACEHOLDERS = {
@@ -31,7 +31,7 @@ function isUserManagedNetworking(cluster: Cluster): boolean {
 }
 
 function dualStackVipsAvailable(cluster: Cluster, options: InstallConfigOptions): boolean {
-  return options.dualStackVipsSupported ?? versionAtLeast(cluster.openshift_version, '4.12');
+  return options.dualStackVipsSupported ?? baseVersionAtLeast(cluster.openshift_version, '4.12');
 }
 
 interface VipTarget {
@@ -168,7 +168,7 @@ function baremetalHosts(cluster: Cluster): BareMetalHost[] {
 
 function addBaremetal(cfg: InstallConfig, cluster: Cluster, options: InstallConfigOptions): void {
   const bm: NonNullable<InstallConfig['platform']['baremetal']> = {
-    provisioningNetwork: versionAtLeast(cluster.openshift_version, '4.7') ? 'Disabled' : 'Unmanaged',
+    provisioningNetwork: baseVersionAtLeast(cluster.openshift_version, '4.7') ? 'Disabled' : 'Unmanaged',
     hosts: null,
   };
   setVips(bm, cluster, options);
@@ -211,7 +211,7 @@ function addVsphere(cfg: InstallConfig, cluster: Cluster, options: InstallConfig
     applyUserManagedNetworking(cfg, cluster);
   }
   const ph = VSPHERE_PLACEHOLDERS;
-  if (!versionAtLeast(cluster.openshift_version, '4.13')) {
+  if (!baseVersionAtLeast(cluster.openshift_version, '4.13')) {
     Object.assign(vs, {
       vCenter: ph.vcenter,
       username: ph.username,

@@ -1,8 +1,8 @@
 // Dual-stack rules (core.md §6.5): when a cluster is dual-stack, per-list shape checks, the primary
 // IP stack (family of the first element of each list, which must agree), and address-family sets.
 
+import { baseVersionAtLeast } from '../version.ts';
 import { type IpFamily, ipFamily, isIPv4, isIPv6, parseCidr } from './cidr.ts';
-import { isVersionAtLeast } from './version.ts';
 
 /** First OpenShift version that accepts an IPv6-first dual-stack configuration. */
 export const MIN_VERSION_IPV6_PRIMARY_DUAL_STACK = '4.12';
@@ -39,7 +39,7 @@ export function isDualStack(c: NetworkLists): boolean {
 }
 
 export function supportsIpv6PrimaryDualStack(openshiftVersion: string | undefined): boolean {
-  return isVersionAtLeast(openshiftVersion, MIN_VERSION_IPV6_PRIMARY_DUAL_STACK);
+  return baseVersionAtLeast(openshiftVersion, MIN_VERSION_IPV6_PRIMARY_DUAL_STACK);
 }
 
 /**

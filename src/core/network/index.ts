@@ -12,5 +12,4 @@ export * from './network-input.ts';
 export * from './node-ips.ts';
 export * from './platform.ts';
 export * from './topology.ts';
-export * from './version.ts';
 export * from './vips.ts';

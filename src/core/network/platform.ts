@@ -1,7 +1,7 @@
 // Platform + user-managed networking (UMN) resolution and the single-node rules (core.md §6.1).
 
 import type { PlatformType } from '../model.ts';
-import { isVersionAtLeast } from './version.ts';
+import { baseVersionAtLeast } from '../version.ts';
 
 export interface PlatformRequest {
   control_plane_count: number;
@@ -94,7 +94,7 @@ export interface SingleNodeRequest {
 
 /** Extra single-node rules, first failure wins. */
 export function validateSingleNode(req: SingleNodeRequest): string | undefined {
-  if (!isVersionAtLeast(req.openshift_version, '4.8')) {
+  if (!baseVersionAtLeast(req.openshift_version, '4.8')) {
     return `Single node OpenShift is not supported for OpenShift ${req.openshift_version}`;
   }
   if (req.vip_dhcp_allocation) return 'VIP DHCP Allocation cannot be enabled on single node OpenShift';

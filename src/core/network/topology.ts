@@ -2,7 +2,7 @@
 // verbatim; the control-plane-count messages are not in the spec and are written here (marked).
 
 import type { Cluster, ClusterNetwork, PlatformType } from '../model.ts';
-import { isVersionAtLeast } from './version.ts';
+import { baseVersionAtLeast } from '../version.ts';
 
 export const DEFAULT_CLUSTER_NETWORK: ClusterNetwork = { cidr: '10.128.0.0/14', host_prefix: 23 };
 export const DEFAULT_SERVICE_NETWORK_CIDR = '172.30.0.0/16';
@@ -52,13 +52,13 @@ export function isMultiNodeUserManagedNetworking(c: TopologyFields): boolean {
 /** Network type default: keep a given one; OVNKubernetes from 4.12 (or SNO); else OpenShiftSDN. */
 export function defaultNetworkType(openshiftVersion: string, singleNode: boolean, given?: string): string {
   if (given) return given;
-  if (singleNode || isVersionAtLeast(openshiftVersion, '4.12.0-0.0')) return 'OVNKubernetes';
+  if (singleNode || baseVersionAtLeast(openshiftVersion, '4.12.0-0.0')) return 'OVNKubernetes';
   return 'OpenShiftSDN';
 }
 
 /** OpenShiftSDN is only offered before 4.15. */
 export function isNetworkTypeOffered(networkType: string, openshiftVersion: string): boolean {
-  if (networkType === 'OpenShiftSDN') return !isVersionAtLeast(openshiftVersion, '4.15');
+  if (networkType === 'OpenShiftSDN') return !baseVersionAtLeast(openshiftVersion, '4.15');
   return (NETWORK_TYPES as readonly string[]).includes(networkType);
 }
 
@@ -97,9 +97,9 @@ export function resolveControlPlane(
       return { error: `High availability mode 'None' requires a control plane count of 1, got ${count}` };
     return { mode: 'None', count: 1 };
   }
-  const twoNodes = isVersionAtLeast(openshiftVersion, '4.19') && (features.arbiter || features.fencing);
+  const twoNodes = baseVersionAtLeast(openshiftVersion, '4.19') && (features.arbiter || features.fencing);
   const min = twoNodes ? 2 : 3;
-  const max = isVersionAtLeast(openshiftVersion, '4.18') ? 5 : 3;
+  const max = baseVersionAtLeast(openshiftVersion, '4.18') ? 5 : 3;
   if (count < min || count > max) {
     const range = min === max ? `${min}` : `between ${min} and ${max}`;
     return {
@@ -111,18 +111,18 @@ export function resolveControlPlane(
 
 /** Arbiter hosts need 4.19+ on baremetal (or none from 4.22). */
 export function isArbiterSupported(openshiftVersion: string, platform: PlatformType): boolean {
-  if (!isVersionAtLeast(openshiftVersion, '4.19')) return false;
-  return platform === 'baremetal' || (platform === 'none' && isVersionAtLeast(openshiftVersion, '4.22'));
+  if (!baseVersionAtLeast(openshiftVersion, '4.19')) return false;
+  return platform === 'baremetal' || (platform === 'none' && baseVersionAtLeast(openshiftVersion, '4.22'));
 }
 
 /** Fencing credentials need 4.20+ on baremetal or none. */
 export function isFencingSupported(openshiftVersion: string, platform: PlatformType): boolean {
-  return isVersionAtLeast(openshiftVersion, '4.20') && (platform === 'baremetal' || platform === 'none');
+  return baseVersionAtLeast(openshiftVersion, '4.20') && (platform === 'baremetal' || platform === 'none');
 }
 
 /** User-managed load balancer needs 4.16+. */
 export function isUserManagedLoadBalancerSupported(openshiftVersion: string): boolean {
-  return isVersionAtLeast(openshiftVersion, '4.16');
+  return baseVersionAtLeast(openshiftVersion, '4.16');
 }
 
 const CLUSTER_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

@@ -2,10 +2,10 @@
 // `api-vips-valid` / `ingress-vips-valid` validations.
 
 import type { Host, VipEntry } from '../model.ts';
+import { baseVersionAtLeast } from '../version.ts';
 import { broadcastAddress, canonicalIp, cidrContains, tryParseCidr, tryParseIp } from './cidr.ts';
 import { isMachineNetworkCidrBigEnough } from './cidr-rules.ts';
 import { validateDualStackOrder } from './dual-stack.ts';
-import { isVersionAtLeast } from './version.ts';
 
 export type VipVerification = 'unverified' | 'succeeded' | 'failed';
 
@@ -173,7 +173,7 @@ function checkList(kind: 'API' | 'Ingress', vips: string[], ctx: VipInputContext
   }
   if (vips.length > 1) {
     const dualStackVips =
-      isVersionAtLeast(ctx.openshiftVersion, '4.12') && ctx.externalPlatformName?.toLowerCase() !== 'oci';
+      baseVersionAtLeast(ctx.openshiftVersion, '4.12') && ctx.externalPlatformName?.toLowerCase() !== 'oci';
     if (!dualStackVips) return `dual-stack VIPs are not supported in OpenShift ${ctx.openshiftVersion}`;
     return validateDualStackOrder(vips, `${kind} VIPs`, 'address', ctx.openshiftVersion);
   }

@@ -2,8 +2,8 @@
 
 import { disksToFormat, findDiskByPath, installationPath } from '../hardware/installation-disk.ts';
 import type { Cluster } from '../model.ts';
-import { isVersionAtLeast } from '../network/version.ts';
 import { effectiveRole, hasSavePartitionsArgs } from '../statemachine/hostutil.ts';
+import { baseVersionAtLeast } from '../version.ts';
 import { day2CoreosImage } from './day2.ts';
 import { type StepInput, splitUnique } from './input.ts';
 import { constructInstallerArgs } from './installer-args.ts';
@@ -100,7 +100,7 @@ export function buildInstallCmdRequest(input: StepInput): { request: InstallCmdR
   if (
     options.enableSkipMcoReboot &&
     arch !== 's390x' &&
-    isVersionAtLeast(cluster.openshift_version, MIN_VERSION_SKIP_MCO_REBOOT) &&
+    baseVersionAtLeast(cluster.openshift_version, MIN_VERSION_SKIP_MCO_REBOOT) &&
     !(disk?.name ?? '').startsWith('dm-')
   ) {
     request.enable_skip_mco_reboot = true;

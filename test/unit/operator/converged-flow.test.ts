@@ -1,10 +1,11 @@
 // The converged-flow decision (kubeapi.md §3.6): the version compare, and the hub check through a
 // fake client (the test control plane serves no config.openshift.io).
 import { describe, expect, it } from 'vitest';
-import { compareVersions, decideConvergedFlow } from '../../../src/operator/converged-flow.ts';
+import { compareReleaseVersions } from '../../../src/core/version.ts';
+import { decideConvergedFlow } from '../../../src/operator/converged-flow.ts';
 import { ApiError } from '../../../src/runtime/index.ts';
 
-describe('compareVersions', () => {
+describe('compareReleaseVersions', () => {
   it.each([
     ['4.12.0', '4.12.0-0.alpha', 1],
     ['4.12.0-0.alpha', '4.12.0-0.alpha', 0],
@@ -20,12 +21,12 @@ describe('compareVersions', () => {
     ['1.0.0-2', '1.0.0-10', -1],
     ['4.12.0-beta', '4.12.0-alpha', 1],
   ] as const)('%s vs %s → %d', (a, b, want) => {
-    expect(compareVersions(a, b)).toBe(want);
+    expect(compareReleaseVersions(a, b)).toBe(want);
   });
 
   it('does not parse garbage', () => {
-    expect(compareVersions('latest', '4.12.0')).toBeUndefined();
-    expect(compareVersions('', '4.12.0')).toBeUndefined();
+    expect(compareReleaseVersions('latest', '4.12.0')).toBeUndefined();
+    expect(compareReleaseVersions('', '4.12.0')).toBeUndefined();
   });
 });
 

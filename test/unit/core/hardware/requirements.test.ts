@@ -6,7 +6,7 @@ import {
   type RequirementsEntryInput,
   requirementsForVersion,
 } from '../../../../src/core/hardware/requirements.ts';
-import { baseVersion, compareVersions, isVersionAtLeast } from '../../../../src/core/hardware/version.ts';
+import { baseVersion, baseVersionAtLeast, compareBaseVersions } from '../../../../src/core/version.ts';
 
 describe('default requirements (§5.1 table)', () => {
   const set = requirementsForVersion(DEFAULT_HARDWARE_REQUIREMENTS, '4.18.3');
@@ -204,7 +204,7 @@ describe('version helpers', () => {
     ['x', '4.1', -1],
     ['4.1', 'x', 1],
     ['x', 'y', 0],
-  ])('compareVersions(%s, %s) = %d', (a, b, r) => expect(compareVersions(a, b)).toBe(r));
+  ])('compareBaseVersions(%s, %s) = %d', (a, b, r) => expect(compareBaseVersions(a, b)).toBe(r));
 
   it.each([
     ['4.13.99', '4.14', false],
@@ -212,5 +212,5 @@ describe('version helpers', () => {
     ['4.14', '4.14', true],
     [undefined, '4.14', false],
     ['bogus', '4.14', false],
-  ])('isVersionAtLeast(%s, %s) = %s', (v, min, r) => expect(isVersionAtLeast(v, min)).toBe(r));
+  ])('baseVersionAtLeast(%s, %s) = %s', (v, min, r) => expect(baseVersionAtLeast(v, min)).toBe(r));
 });

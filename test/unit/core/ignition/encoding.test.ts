@@ -14,7 +14,7 @@ import {
   parseIgnition,
   pathEscape,
 } from '../../../../src/core/ignition/index.ts';
-import { compareVersions, versionAtLeast } from '../../../../src/core/ignition/version.ts';
+import { baseVersionAtLeast, compareBaseVersions } from '../../../../src/core/version.ts';
 import { minimalInfraEnv } from './fixtures.ts';
 
 describe('data URLs', () => {
@@ -107,8 +107,8 @@ describe('ironic agent (converged flow)', () => {
 
 describe('version compare', () => {
   it('numeric major.minor.patch, suffixes ignored', () => {
-    expect(compareVersions('4.18.0-ec.1', '4.18')).toBe(0);
-    expect(versionAtLeast('4.9', '4.18')).toBe(false);
-    expect(versionAtLeast('v4.20.1', '4.18')).toBe(true);
+    expect(compareBaseVersions('4.18.0-ec.1', '4.18')).toBe(0);
+    expect(baseVersionAtLeast('4.9', '4.18')).toBe(false);
+    expect(baseVersionAtLeast('v4.20.1', '4.18')).toBe(true);
   });
 });

@@ -2,16 +2,14 @@
 
 import { describe, expect, it } from 'vitest';
 import {
-  baseVersionEquals,
   bootstrapHost,
   effectiveRole,
   hostNetworks,
   mirrorSources,
   parseRegistriesConf,
   primaryFamily,
-  versionAtLeast,
-  versionBelow,
 } from '../../../../src/core/installconfig/index.ts';
+import { baseVersionAtLeast, baseVersionBelow, majorMinorEquals } from '../../../../src/core/version.ts';
 import { makeCluster, makeHost, nic, singleNodeHost } from './fixtures.ts';
 
 describe('versions', () => {
@@ -28,15 +26,15 @@ describe('versions', () => {
   ];
   for (const [version, threshold, expected] of table) {
     it(`${String(version)} >= ${threshold} is ${expected}`, () => {
-      expect(versionAtLeast(version, threshold)).toBe(expected);
-      expect(versionBelow(version, threshold)).toBe(!expected);
+      expect(baseVersionAtLeast(version, threshold)).toBe(expected);
+      expect(baseVersionBelow(version, threshold)).toBe(!expected);
     });
   }
-  it('threshold typos count as not reached', () => expect(versionAtLeast('4.14', 'x')).toBe(false));
+  it('threshold typos count as not reached', () => expect(baseVersionAtLeast('4.14', 'x')).toBe(false));
   it('base version equality', () => {
-    expect(baseVersionEquals('4.19.7', '4.19')).toBe(true);
-    expect(baseVersionEquals('4.190.0', '4.19')).toBe(false);
-    expect(baseVersionEquals('junk', '4.19')).toBe(false);
+    expect(majorMinorEquals('4.19.7', '4.19')).toBe(true);
+    expect(majorMinorEquals('4.190.0', '4.19')).toBe(false);
+    expect(majorMinorEquals('junk', '4.19')).toBe(false);
   });
 });
 
