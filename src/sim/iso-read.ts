@@ -5,7 +5,7 @@
 
 import { gunzipSync } from 'node:zlib';
 import { type Dispatcher, request } from 'undici';
-import { findEntry, parseNewc } from './cpio.ts';
+import { findEntry, readNewc } from '../server/image/cpio.ts';
 
 const SECTOR = 2048;
 const PVD_OFFSET = 16 * SECTOR;
@@ -222,13 +222,13 @@ export async function findIgnitionEmbedArea(src: ByteSource): Promise<EmbedArea>
  * zeros. Returns the archive's files. Throws a clear error for an empty (never embedded) area
  * and for xz (coreos-installer's own embedder), which Node cannot decompress.
  */
-export function decodeEmbedArea(area: Buffer): ReturnType<typeof parseNewc> {
+export function decodeEmbedArea(area: Buffer): ReturnType<typeof readNewc> {
   if (area.length === 0 || area.every((b) => b === 0)) throw new Error('the ignition embed area is empty');
   if (area[0] === 0xfd && area.toString('latin1', 1, 6) === '7zXZ\0') {
     throw new Error('the ignition embed area is xz-compressed; only gzip is supported');
   }
   if (area[0] !== 0x1f || area[1] !== 0x8b) throw new Error('the ignition embed area is not gzip');
-  return parseNewc(gunzipSync(area));
+  return readNewc(gunzipSync(area), { acceptCrc: true });
 }
 
 /** Reads config.ign from the embed area, fetching only as much of the area as the gzip needs. */

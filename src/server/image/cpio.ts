@@ -1,9 +1,12 @@
 // newc ("SVR4 no CRC") cpio archives, the initramfs format the kernel unpacks (agent-api.md §9.3).
 // Headers are 110 ASCII bytes: the magic `070701` and thirteen 8-digit upper-case hex fields.
 // Names and data are each NUL-padded to a multiple of 4; no 512-byte block padding is added,
-// matching what the image service writes.
+// matching what the image service writes. The one copy: the host simulator reads and writes its
+// archives through it too.
 
 const MAGIC = '070701';
+/** The CRC variant has the same layout; only readers that ask for it accept it. */
+const CRC_MAGIC = '070702';
 const HEADER_LENGTH = 110;
 const TRAILER_NAME = 'TRAILER!!!';
 
@@ -61,25 +64,38 @@ function record(fields: { ino: number; mode: number; nlink: number }, name: stri
   ];
 }
 
+/** What writeNewc takes: a regular file with mode 0644 unless `mode` says otherwise. */
+export interface CpioInput {
+  name: string;
+  mode?: number;
+  data: Uint8Array;
+}
+
 /** Builds an uncompressed newc archive; inode numbers count from 1 in entry order. */
-export function writeNewc(entries: readonly CpioEntry[]): Buffer {
+export function writeNewc(entries: readonly CpioInput[]): Buffer {
   const parts: Buffer[] = [];
   entries.forEach((e, i) => {
-    const isDir = (e.mode & 0o170000) === MODE_DIRECTORY;
-    parts.push(...record({ ino: i + 1, mode: e.mode, nlink: isDir ? 2 : 1 }, e.name, e.data));
+    const mode = e.mode ?? MODE_REGULAR | 0o644;
+    const isDir = (mode & 0o170000) === MODE_DIRECTORY;
+    parts.push(...record({ ino: i + 1, mode, nlink: isDir ? 2 : 1 }, e.name, Buffer.from(e.data)));
   });
   parts.push(...record({ ino: 0, mode: 0, nlink: 1 }, TRAILER_NAME, Buffer.alloc(0)));
   return Buffer.concat(parts);
 }
 
-/** Reads a newc archive up to its trailer (what follows the trailer is ignored). */
-export function readNewc(archive: Buffer): CpioEntry[] {
+/**
+ * Reads a newc archive up to its trailer (what follows the trailer is ignored); `acceptCrc` also
+ * reads the 070702 variant (its checksums are not verified).
+ */
+export function readNewc(archive: Uint8Array, options: { acceptCrc?: boolean } = {}): CpioEntry[] {
+  const buf = Buffer.from(archive.buffer, archive.byteOffset, archive.byteLength);
   const entries: CpioEntry[] = [];
   let pos = 0;
   for (;;) {
-    if (pos + HEADER_LENGTH > archive.length) throw new CpioFormatError('archive ends without a trailer');
-    const head = archive.toString('latin1', pos, pos + HEADER_LENGTH);
-    if (!head.startsWith(MAGIC)) throw new CpioFormatError(`no newc magic at byte ${pos}`);
+    if (pos + HEADER_LENGTH > buf.length) throw new CpioFormatError('archive truncated: no trailer');
+    const head = buf.toString('latin1', pos, pos + HEADER_LENGTH);
+    const magicOk = head.startsWith(MAGIC) || (options.acceptCrc === true && head.startsWith(CRC_MAGIC));
+    if (!magicOk) throw new CpioFormatError(`no newc magic at byte ${pos}`);
     const field = (i: number): number => {
       const text = head.slice(6 + i * 8, 14 + i * 8);
       if (!/^[0-9A-Fa-f]{8}$/.test(text)) throw new CpioFormatError(`bad header field at byte ${pos}`);
@@ -90,12 +106,18 @@ export function readNewc(archive: Buffer): CpioEntry[] {
     const nameSize = field(11);
     const nameStart = pos + HEADER_LENGTH;
     const dataStart = nameStart + nameSize + pad4(HEADER_LENGTH + nameSize);
-    if (nameSize < 1 || dataStart + size > archive.length) {
-      throw new CpioFormatError(`entry at byte ${pos} runs past the end`);
+    if (nameSize < 1 || dataStart + size > buf.length) {
+      throw new CpioFormatError(`entry at byte ${pos} truncated: runs past the end`);
     }
-    const name = archive.toString('utf8', nameStart, nameStart + nameSize - 1);
+    const name = buf.toString('utf8', nameStart, nameStart + nameSize - 1);
     if (name === TRAILER_NAME) return entries;
-    entries.push({ name, mode, data: Buffer.from(archive.subarray(dataStart, dataStart + size)) });
+    entries.push({ name, mode, data: Buffer.from(buf.subarray(dataStart, dataStart + size)) });
     pos = dataStart + size + pad4(size);
   }
+}
+
+/** The entry with this path ("config.ign" matches "config.ign", "./config.ign", "/config.ign"). */
+export function findEntry(entries: readonly CpioEntry[], path: string): CpioEntry | undefined {
+  const want = path.replace(/^\.?\/+/, '');
+  return entries.find((e) => e.name.replace(/^\.?\/+/, '') === want);
 }

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeNewc } from '../../../src/server/image/cpio.ts';
 import {
   bootFromIgnitionUrl,
   bootFromIso,
@@ -15,7 +16,6 @@ import {
   serviceTrust,
   splitSystemdWords,
 } from '../../../src/sim/boot.ts';
-import { writeNewc } from '../../../src/sim/cpio.ts';
 import { startFleet } from '../../../src/sim/fleet.ts';
 import {
   bufferSource,

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { findEntry, parseNewc, writeNewc } from '../../../src/sim/cpio.ts';
+import { findEntry, readNewc, writeNewc } from '../../../src/server/image/cpio.ts';
+
+// The simulator reads discovery archives as the kernel would: the CRC variant too.
+const parseNewc = (archive: Uint8Array) => readNewc(archive, { acceptCrc: true });
 
 describe('newc cpio', () => {
   it('writes the image-service layout (agent-api.md §9.3) and reads it back', () => {
@@ -39,5 +42,12 @@ describe('newc cpio', () => {
     );
     const archive = writeNewc([{ name: 'config.ign', data: Buffer.alloc(100, 1) }]);
     expect(() => parseNewc(archive.subarray(0, 150))).toThrow(/truncated/);
+  });
+
+  it('reads the CRC variant (070702) only when asked', () => {
+    const archive = writeNewc([{ name: 'config.ign', data: Buffer.from('{}') }]);
+    const crc = Buffer.concat([Buffer.from('070702'), archive.subarray(6)]);
+    expect(findEntry(parseNewc(crc), 'config.ign')!.data.toString()).toBe('{}');
+    expect(() => readNewc(crc)).toThrow(/magic/);
   });
 });
