@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
 import type { Condition, InfraEnv, NMStateConfig } from '../../api/index.ts';
+import { canonicalJson } from '../../core/ignition/encoding.ts';
 import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
 import { type ConditionValue, setConditionsNoHeartbeat } from './conditions.ts';
 
@@ -97,18 +98,6 @@ export function infraEnvToRecord(infraEnv: InfraEnv, ctx: InfraEnvRecordContext)
   });
 }
 
-/** JSON with object keys sorted and undefined values dropped, for hashing. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 /**
  * A stable hash of everything that goes into the discovery image. The name is left out (it is not
  * in the image); everything else in the record is, so annotation and label edits, which never
@@ -116,7 +105,9 @@ function canonicalJson(value: unknown): string {
  */
 export function imageDigest(record: InfraEnvRecord): string {
   const { name: _name, ...imageInputs } = record;
-  return createHash('sha256').update(canonicalJson(imageInputs)).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(imageInputs, undefined, { keepNull: true }))
+    .digest('hex');
 }
 
 /** What happened when the backend infra-env was created or updated. */

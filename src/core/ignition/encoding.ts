@@ -48,20 +48,21 @@ export function decodeDataUrl(url: string): Buffer | undefined {
 
 /**
  * JSON with object keys in code-point order at every level, arrays in their given order, no
- * `undefined`/`null` members. Two equal configs always render to the same bytes.
+ * `undefined` members and, unless `keepNull`, no `null` members. Two equal values always render to
+ * the same bytes (ignition configs, image digests).
  */
-export function canonicalJson(value: unknown, indent?: number): string {
-  return JSON.stringify(sortKeys(value), null, indent);
+export function canonicalJson(value: unknown, indent?: number, { keepNull = false } = {}): string {
+  return JSON.stringify(sortKeys(value, keepNull), null, indent);
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
+function sortKeys(value: unknown, keepNull: boolean): unknown {
+  if (Array.isArray(value)) return value.map((v) => sortKeys(v, keepNull));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) {
       const member = (value as Record<string, unknown>)[key];
-      if (member === undefined || member === null) continue;
-      out[key] = sortKeys(member);
+      if (member === undefined || (member === null && !keepNull)) continue;
+      out[key] = sortKeys(member, keepNull);
     }
     return out;
   }

@@ -40,6 +40,11 @@ describe('canonical JSON', () => {
       '{"a":{"d":[3,{"z":1}]},"b":1}',
     );
   });
+  it('keeps null members when asked (the InfraEnv image digest hashes them)', () => {
+    expect(
+      canonicalJson({ b: null, a: [undefined, { y: null, c: undefined }] }, undefined, { keepNull: true }),
+    ).toBe('{"a":[null,{"y":null}],"b":null}');
+  });
 });
 
 describe('ignition archive', () => {
