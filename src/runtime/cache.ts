@@ -25,8 +25,11 @@ export interface InformerCacheOptions {
   client: KubeClient;
   logger: Logger;
   metrics: RuntimeMetrics;
-  /** Restrict every namespaced informer to one namespace (undefined = all namespaces). */
-  namespace?: string;
+  /**
+   * Restrict every namespaced informer to one namespace or a set of them (undefined = all). One is
+   * watched server-side; several share one cluster-wide watch filtered to the set as events arrive.
+   */
+  namespace?: string | readonly string[];
   byResource?: ResourceCacheOptions[];
   pageSize?: number;
   minWatchTimeoutSeconds?: number;
@@ -51,10 +54,11 @@ export class InformerCache {
     let inf = this.informers.get(id);
     if (!inf) {
       const s = this.settings.get(id);
+      const scope = resource.namespaced ? informerScope(s?.namespace ?? this.opts.namespace) : {};
       inf = new Informer<KubeObject>({
         client: this.opts.client,
         resource,
-        namespace: resource.namespaced ? (s?.namespace ?? this.opts.namespace) : undefined,
+        ...scope,
         labelSelector: s?.labelSelector,
         fieldSelector: s?.fieldSelector,
         transform: s?.transform,
@@ -121,4 +125,17 @@ export class InformerCache {
       clearTimeout(timer);
     }
   }
+}
+
+/** How an informer is restricted: one namespace server-side, or several filtered client-side. */
+export function informerScope(namespace: string | readonly string[] | undefined): {
+  namespace?: string;
+  namespaces?: ReadonlySet<string>;
+} {
+  if (namespace === undefined) return {};
+  if (typeof namespace === 'string') return { namespace };
+  const set = new Set(namespace);
+  if (set.size === 0) throw new Error('an empty namespace list would cache nothing');
+  if (set.size === 1) return { namespace: [...set][0] };
+  return { namespaces: set };
 }

@@ -24,6 +24,21 @@ const bool = z.union([
 const positiveInt = z.coerce.number().int().positive();
 /** 'host:port', ':port' (all interfaces) or '0' (disabled). */
 const bindAddress = z.string().regex(/^(0|[^:\s]*:\d{1,5})$/, "expected 'host:port', ':port' or '0'");
+/** 'ns' or 'ns-a,ns-b' (spaces around commas allowed); each a namespace name (DNS-1123 label). */
+const MAX_WATCH_NAMESPACES = 64;
+const namespaceList = z
+  .string()
+  .transform((s) => [...new Set(s.split(',').map((n) => n.trim()))])
+  .pipe(
+    z
+      .array(
+        z
+          .string()
+          .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'expected namespace names separated by commas'),
+      )
+      .min(1)
+      .max(MAX_WATCH_NAMESPACES, `at most ${MAX_WATCH_NAMESPACES} namespaces`),
+  );
 
 export interface Setting {
   flag: string;
@@ -212,10 +227,10 @@ export const runtimeSettings = {
   watchNamespace: {
     flag: 'watch-namespace',
     env: 'WATCH_NAMESPACE',
-    schema: z.string().optional(),
+    schema: namespaceList.optional(),
     default: undefined,
     source: 'all namespaces, as assisted-service',
-    description: 'Restrict namespaced caches to one namespace.',
+    description: 'Restrict namespaced caches to one namespace, or to a comma-separated list of them.',
   },
   logLevel: {
     flag: 'log-level',
@@ -248,7 +263,7 @@ export interface RuntimeConfig {
   gracefulShutdownTimeoutMs: number;
   minWatchTimeoutMs: number;
   discoveryIntervalMs: number;
-  watchNamespace: string | undefined;
+  watchNamespace: string[] | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 

@@ -19,6 +19,11 @@ export interface InformerOptions<T extends KubeObject> {
   client: KubeClient;
   resource: ApiResource;
   namespace?: string;
+  /**
+   * Keep only objects in these namespaces (the watch itself is cluster-wide). Several namespaces
+   * cannot be one server-side watch; a client-side filter keeps one watch and one store per kind.
+   */
+  namespaces?: ReadonlySet<string>;
   /** Only objects matching are cached; see getOrFetch for reading the others. */
   labelSelector?: string;
   fieldSelector?: string;
@@ -134,6 +139,7 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   /** Applies one watcher event to the store and notifies handlers. Public so tests can drive it. */
   process(ev: WatcherEvent<T>): void {
+    if ('object' in ev && !this.inScope(ev.object)) return;
     switch (ev.type) {
       case 'init':
         this.buffer = [];
@@ -169,6 +175,10 @@ export class Informer<T extends KubeObject = KubeObject> {
         return;
       }
     }
+  }
+
+  private inScope(obj: T): boolean {
+    return !this.opts.namespaces || this.opts.namespaces.has(obj.metadata.namespace ?? '');
   }
 
   private notify(fn: (h: EventHandler<T>) => void): void {

@@ -68,8 +68,8 @@ export interface ManagerOptions {
    * from certDir when given, else a self-signed certificate. Unset: plain HTTP, open to anyone.
    */
   secureMetrics?: { certDir?: string };
-  /** Namespace to restrict namespaced caches to. */
-  namespace?: string;
+  /** Namespace, or namespaces, to restrict namespaced caches to (undefined = all). */
+  namespace?: string | readonly string[];
   /** Per-kind cache restrictions (label selectors, transforms). */
   cacheByResource?: ResourceCacheOptions[];
   minWatchTimeoutSeconds?: number;

@@ -131,3 +131,21 @@ describe('HealthServer', () => {
     expect((await fetch(`${base}/nope`)).status).toBe(404);
   });
 });
+
+describe('WATCH_NAMESPACE', () => {
+  it.each([
+    { raw: 'ns-a', list: ['ns-a'] },
+    { raw: 'ns-a,ns-b', list: ['ns-a', 'ns-b'] },
+    { raw: ' ns-a , ns-b ,ns-a', list: ['ns-a', 'ns-b'] },
+  ])('WATCH_NAMESPACE=$raw watches $list', ({ raw, list }) => {
+    expect(loadRuntimeConfig([], { WATCH_NAMESPACE: raw }).watchNamespace).toEqual(list);
+  });
+
+  it.each(['a,,b', ',', 'Upper', 'a,b_c'])('WATCH_NAMESPACE=%j is refused', (raw) => {
+    expect(() => loadRuntimeConfig([], { WATCH_NAMESPACE: raw })).toThrow(ConfigError);
+  });
+
+  it('WATCH_NAMESPACE unset watches all namespaces', () => {
+    expect(loadRuntimeConfig([], {}).watchNamespace).toBeUndefined();
+  });
+});

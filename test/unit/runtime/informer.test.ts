@@ -119,4 +119,28 @@ describe('Informer', () => {
     expect(await full.getOrFetch('ns', 'unlabelled')).toBeUndefined();
     expect(gets).toHaveLength(2);
   });
+
+  it('with a namespace set, drops list and watch events of other namespaces', () => {
+    const inf = new Informer({
+      client: {} as KubeClient,
+      resource: ConfigMapResource,
+      logger,
+      namespaces: new Set(['a', 'b']),
+    });
+    const log = recording(inf);
+    const obj = (namespace: string, name: string, rv: string): KubeObject => ({
+      metadata: { namespace, name, resourceVersion: rv },
+    });
+    inf.process({ type: 'init' });
+    inf.process({ type: 'initApply', object: obj('a', 'x', '1') });
+    inf.process({ type: 'initApply', object: obj('c', 'x', '1') });
+    inf.process({ type: 'initDone' });
+    inf.process({ type: 'apply', object: obj('b', 'y', '2') });
+    inf.process({ type: 'apply', object: obj('c', 'y', '2') });
+    inf.process({ type: 'apply', object: obj('a', 'x', '3') });
+    inf.process({ type: 'delete', object: obj('c', 'x', '4') });
+    inf.process({ type: 'delete', object: obj('b', 'y', '5') });
+    expect(inf.store.keys()).toEqual(['a/x']);
+    expect(log).toEqual(['add:x@1 (list)', 'add:y@2', 'update:x@1->3', 'delete:y@5']);
+  });
 });
