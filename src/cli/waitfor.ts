@@ -12,6 +12,7 @@
 // finalizing/installed (covers single-node clusters, whose only host bootstraps in place).
 
 import type { Agent } from '../api/index.ts';
+import { parseGoDuration } from '../core/statemachine/durations.ts';
 import { agentDisplayName, type ClusterSnapshot, clusterState } from './status.ts';
 
 export type WaitTarget = 'bootstrap-complete' | 'install-complete';
@@ -110,17 +111,11 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(m / 60)}h${m % 60 ? `${m % 60}m` : ''}`;
 }
 
-/** Parses `30s`, `90m`, `2h`, `1h30m` or plain seconds. */
+/** Parses a Go duration (`30s`, `90m`, `1h30m`, `500ms`) or plain seconds; no sign, no spaces. */
 export function parseDuration(s: string): number | undefined {
   if (/^\d+$/.test(s)) return Number(s) * 1000;
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
-  let total = 0;
-  let consumed = 0;
-  for (const m of s.matchAll(re)) {
-    total += Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
-    consumed += m[0].length;
-  }
-  return consumed === s.length && consumed > 0 ? total : undefined;
+  if (!/^[\d.]/.test(s) || s !== s.trim()) return undefined;
+  return parseGoDuration(s);
 }
 
 /** One line per fact that a live progress display shows; keyed so changes can be detected. */

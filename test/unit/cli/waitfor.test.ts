@@ -154,6 +154,10 @@ describe('durations', () => {
     expect(parseDuration('500ms')).toBe(500);
     expect(parseDuration('soon')).toBeUndefined();
     expect(parseDuration('5x')).toBeUndefined();
+    // Go's syntax via the core parser; a sign or surrounding spaces stay refused as before.
+    expect(parseDuration('1.5h')).toBe(90 * 60_000);
+    expect(parseDuration('-5s')).toBeUndefined();
+    expect(parseDuration(' 5s')).toBeUndefined();
     expect(formatDuration(90 * 60_000)).toBe('1h30m');
     expect(formatDuration(30_000)).toBe('30s');
     expect(formatDuration(150_000)).toBe('2m30s');
