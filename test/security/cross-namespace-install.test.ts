@@ -129,7 +129,7 @@ suite("the admin's cross-namespace binding (issue 13)", () => {
         const [agent] = (await hubAdmin.client.list<Agent>(AGENT, { namespace: a.namespace })).items;
         return agent?.status?.debugInfo?.state === 'known-unbound' ? agent : undefined;
       },
-      { timeoutMs: 60_000, what: 'pool host known-unbound' },
+      { timeoutMs: 150_000, what: 'pool host known-unbound' },
     );
     // The tenant of a may not bind its own host to c's cluster; the admin may.
     const target = { name, namespace: c.namespace };
@@ -185,5 +185,5 @@ suite("the admin's cross-namespace binding (issue 13)", () => {
     // The host's own kubeconfig-noingress (upstream serves it to agents while installing) is closed
     // once the cluster is installed.
     expect((await download('kubeconfig-noingress')).status).toBe(409);
-  }, 240_000);
+  }, 360_000);
 });
