@@ -3,7 +3,7 @@
 // Completed, Failed, Stopped, LastInstallationPreparationFailed.
 
 import type { Cluster, Host } from '../../core/model.ts';
-import type { SpecSyncError } from './agent-conditions.ts';
+import { type SpecSyncError, specSyncedCondition } from './agent-conditions.ts';
 import type { ProvisionCounts } from './cluster-spec.ts';
 import type { ConditionValue } from './conditions.ts';
 import { hasValidations, sortedFailingValidationMessages } from './validation-messages.ts';
@@ -53,23 +53,8 @@ function unknownStatus(type: string, status: string): ConditionValue {
 }
 
 export function aciSpecSyncedCondition(error: SpecSyncError | undefined): ConditionValue {
-  const type = ACI_CONDITION.specSynced;
   // Upstream uses the reason as the message here (kubeapi.md §2.8).
-  if (!error) return { type, status: 'True', reason: 'SyncOK', message: 'SyncOK' };
-  if (error.kind === 'input') {
-    return {
-      type,
-      status: 'False',
-      reason: 'InputError',
-      message: `The Spec could not be synced due to an input error: ${error.message}`,
-    };
-  }
-  return {
-    type,
-    status: 'False',
-    reason: 'BackendError',
-    message: `The Spec could not be synced due to backend error: ${error.message}`,
-  };
+  return specSyncedCondition(ACI_CONDITION.specSynced, error, 'SyncOK');
 }
 
 function countSuggested(hosts: readonly ConditionHost[], role: string): number {

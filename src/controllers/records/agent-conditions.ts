@@ -39,11 +39,16 @@ function isIn(status: HostStatus, list: readonly HostStatus[]): boolean {
   return list.includes(status);
 }
 
-export function agentSpecSyncedCondition(error: SpecSyncError | undefined): ConditionValue {
-  const type = AGENT_CONDITION.specSynced;
-  if (!error) {
-    return { type, status: 'True', reason: 'SyncOK', message: 'The Spec has been successfully applied' };
-  }
+/**
+ * The SpecSynced condition every CR shares: True/SyncOK with `okMessage`, else InputError or
+ * BackendError with the same message prefixes upstream uses for Agents and ACIs.
+ */
+export function specSyncedCondition(
+  type: string,
+  error: SpecSyncError | undefined,
+  okMessage: string,
+): ConditionValue {
+  if (!error) return { type, status: 'True', reason: 'SyncOK', message: okMessage };
   if (error.kind === 'input') {
     return {
       type,
@@ -58,6 +63,10 @@ export function agentSpecSyncedCondition(error: SpecSyncError | undefined): Cond
     reason: 'BackendError',
     message: `The Spec could not be synced due to backend error: ${error.message}`,
   };
+}
+
+export function agentSpecSyncedCondition(error: SpecSyncError | undefined): ConditionValue {
+  return specSyncedCondition(AGENT_CONDITION.specSynced, error, 'The Spec has been successfully applied');
 }
 
 function connected(status: HostStatus): ConditionValue {
