@@ -8,6 +8,7 @@ import { AGENT_FINALIZER, INFRAENV_LABEL } from '../../../src/api/index.ts';
 import { AGENT } from '../../../src/operator/resources.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
+import { patchIfUnchanged } from '../../harness/unchanged.ts';
 import { adminClient, call, condition, createInfraEnv, inventory, waitForAgent } from './helpers.ts';
 
 const client = adminClient();
@@ -30,24 +31,6 @@ afterAll(async () => {
   await op?.stop();
   await client.close();
 });
-
-/** Paths that differ between two versions of an object (for failure messages). */
-function changes(a: unknown, b: unknown, path = ''): string[] {
-  if (
-    JSON.stringify(a) === JSON.stringify(b) ||
-    path.endsWith('managedFields') ||
-    path.endsWith('resourceVersion')
-  ) {
-    return [];
-  }
-  if (a && b && typeof a === 'object' && typeof b === 'object') {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    return [...keys].flatMap((k) =>
-      changes((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`),
-    );
-  }
-  return [`${path}: ${JSON.stringify(a)?.slice(0, 120)} => ${JSON.stringify(b)?.slice(0, 120)}`];
-}
 
 const hostPath = (hostId: string) => `/v2/infra-envs/${ie.metadata.uid}/hosts/${hostId}`;
 
@@ -192,7 +175,6 @@ describe('host registration and discovery', () => {
         !!a.status?.validationsInfo && !!a.metadata.annotations?.['agent.agent-install.openshift.io/state'],
       'reconciled Agent',
     );
-    await new Promise((r) => setTimeout(r, 1000));
     const settled = await client.get<Agent>(AGENT, hostId, ns);
 
     const badRegister = await call(op.baseUrl, 'POST', `/v2/infra-envs/${ie.metadata.uid}/hosts`, {
@@ -214,12 +196,19 @@ describe('host registration and discovery', () => {
     });
     expect(badStage.status).toBe(400);
 
-    await new Promise((r) => setTimeout(r, 1000));
-    const after = await client.get<Agent>(AGENT, hostId, ns);
-    expect(after.metadata.resourceVersion, changes(settled, after).join('\n')).toBe(
-      settled.metadata.resourceVersion,
-    );
+    // The handlers answered, so their work is done: nothing may have written the Agent since
+    // `settled` (the approval is applied only then, 409 otherwise). Then a valid inventory the
+    // operator must react to (approved + inventory = ready) shows it was processing all along.
+    const after = await patchIfUnchanged(client, AGENT, settled, { spec: { approved: true } });
     expect(before.metadata.uid).toBe(after.metadata.uid);
+    expect((await postInventory(hostId, inventory('host-bad-bodies', '52:54:00:00:00:0d'))).status).toBe(204);
+    await waitForAgent(
+      client,
+      ns,
+      hostId,
+      (a) => condition(a, 'RequirementsMet')?.reason === 'AgentIsReady',
+      'RequirementsMet AgentIsReady after a valid inventory',
+    );
   });
 
   it('refuses forged, foreign, download and unknown tokens', async () => {
@@ -293,8 +282,17 @@ describe('host registration and discovery', () => {
     // The first poll brings the host clock (time-sync validation); then let the writes settle.
     const timestamp = () => Math.floor(Date.now() / 1000);
     await call(op.baseUrl, 'GET', `${hostPath(hostId)}/instructions?timestamp=${timestamp()}`, { token });
-    await new Promise((r) => setTimeout(r, 1500));
-    const before = await client.get<Agent>(AGENT, hostId, ns);
+    // Settled: the clock from that poll is judged (the write it causes is done).
+    const before = await waitForAgent(
+      client,
+      ns,
+      hostId,
+      (a) =>
+        a.status?.validationsInfo?.network?.some(
+          (v) => v.id === 'time-synced-between-host-and-service' && v.status !== 'pending',
+        ) ?? false,
+      'time-sync validation settled by the host clock',
+    );
     for (let i = 0; i < 5; i++) {
       const poll = await call(
         op.baseUrl,
@@ -308,12 +306,16 @@ describe('host registration and discovery', () => {
       expect(poll.status).toBe(200);
       // The runner resends an unchanged inventory only after a failed poll; even then nothing changes.
       expect((await postInventory(hostId, inventory('host-idle', '52:54:00:00:00:0b'))).status).toBe(204);
-      await new Promise((r) => setTimeout(r, 200));
     }
-    await new Promise((r) => setTimeout(r, 1000));
-    const after = await client.get<Agent>(AGENT, hostId, ns);
-    expect(after.metadata.resourceVersion, changes(before, after).join('\n')).toBe(
-      before.metadata.resourceVersion,
+    // Barrier: approval, applied only if nothing wrote the Agent during the polls (409 otherwise);
+    // the operator must react to it (AgentIsReady), which shows it was processing all along.
+    await patchIfUnchanged(client, AGENT, before, { spec: { approved: true } });
+    await waitForAgent(
+      client,
+      ns,
+      hostId,
+      (a) => condition(a, 'RequirementsMet')?.reason === 'AgentIsReady',
+      'RequirementsMet AgentIsReady after approval',
     );
   });
 

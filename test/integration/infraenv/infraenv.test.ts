@@ -25,6 +25,7 @@ import { bufferSource, findIsoFile, readEmbeddedIgnition } from '../../../src/si
 import { eventually, newNamespace } from '../../harness/env.ts';
 import { buildTestIso, type TestIso } from '../../harness/iso.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
+import { patchIfUnchanged } from '../../harness/unchanged.ts';
 import { call } from '../hosts/helpers.ts';
 import {
   infraEnv,
@@ -161,7 +162,9 @@ describe('InfraEnv controller and image service', () => {
     expect(config.infraEnvId).toBe(ie.metadata.uid);
     expect(config.serviceUrl).toBe(op.baseUrl);
     expect(config.pullSecret).toBe(PULL_SECRET_JSON);
-    expect(JSON.stringify(parsed)).toContain('ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIsoKeyIsoKeyIsoKeyIsoKeyIsoKeyIsoKeyIsoKeyI');
+    expect(JSON.stringify(parsed)).toContain(
+      'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIsoKeyIsoKeyIsoKeyIsoKeyIsoKeyIsoKeyIsoKeyI',
+    );
     // The embedded token is an agent token of this infra-env.
     const auth = await op.server.auth.authenticate({
       method: 'GET',
@@ -187,14 +190,23 @@ describe('InfraEnv controller and image service', () => {
 
   it('keeps URLs on annotation-only changes and issues new ones when the image changes', async () => {
     const before = await createAvailable('stable');
-    await client.patch(INFRA_ENV, 'stable', ns, 'merge', { metadata: { annotations: { note: 'hello' } } });
-    await new Promise((r) => setTimeout(r, 1500));
-    const annotated = await get('stable');
-    expect(annotated.metadata.annotations?.note).toBe('hello');
+    const annotated = await client.patch<InfraEnv>(INFRA_ENV, 'stable', ns, 'merge', {
+      metadata: { annotations: { note: 'hello' } },
+    });
     expect(annotated.status).toEqual(before.status);
-
-    await client.patch(INFRA_ENV, 'stable', ns, 'merge', {
-      spec: { sshAuthorizedKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINewKeyNewKeyNewKeyNewKeyNewKeyNewKeyNewKeyN' },
+    // The operator has seen the annotation-only change once its cache holds that version.
+    await eventually(
+      async () =>
+        op.ctx.infraEnvById(annotated.metadata.uid ?? '')?.metadata.resourceVersion ===
+        annotated.metadata.resourceVersion,
+      { what: 'operator cache at the annotated version' },
+    );
+    // Barrier: a spec change it must react to, applied only if nothing wrote the InfraEnv since the
+    // annotation (409 otherwise); its reaction below proves the operator was processing events.
+    await patchIfUnchanged(client, INFRA_ENV, annotated, {
+      spec: {
+        sshAuthorizedKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINewKeyNewKeyNewKeyNewKeyNewKeyNewKeyNewKeyN',
+      },
     });
     const changed = await eventually(
       async () => {
@@ -209,7 +221,9 @@ describe('InfraEnv controller and image service', () => {
       Date.parse(before.status!.createdTime!),
     );
     const ign = await fetchBytes(changed.status!.bootArtifacts!.discoveryIgnitionURL);
-    expect(ign.body.toString()).toContain('ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINewKeyNewKeyNewKeyNewKeyNewKeyNewKeyNewKeyN');
+    expect(ign.body.toString()).toContain(
+      'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINewKeyNewKeyNewKeyNewKeyNewKeyNewKeyNewKeyN',
+    );
   });
 
   it('reports a missing ClusterDeployment', async () => {
@@ -463,7 +477,9 @@ describe('mirror registries and the AgentServiceConfig', () => {
     // An unlabelled ConfigMap is not in the cache, so its creation is no event: the controller
     // looks again every 20 s; a spec edit is quicker (once read, the ConfigMap is labelled and watched).
     await client.patch(INFRA_ENV, 'mirror-missing', ns, 'merge', {
-      spec: { sshAuthorizedKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMKeyMKeyMKeyMKeyMKeyMKeyMKeyMKeyMKeyMKeyMKe' },
+      spec: {
+        sshAuthorizedKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMKeyMKeyMKeyMKeyMKeyMKeyMKeyMKeyMKeyMKeyMKe',
+      },
     });
     const ok = await waitFor('mirror-missing', 'InfraEnvAvailable');
     const ign = JSON.parse(
