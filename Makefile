@@ -55,6 +55,7 @@ coverage: setup
 
 lint: setup
 	npm run lint
+	node hack/check-layers.ts
 
 typecheck: setup
 	npm run typecheck
