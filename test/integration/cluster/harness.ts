@@ -129,12 +129,16 @@ export async function createPullSecret(client: KubeClient, ns: string, name = 'p
   } as never);
 }
 
-export async function createImageSet(client: KubeClient, name = uniqueName('cis')): Promise<string> {
+export async function createImageSet(
+  client: KubeClient,
+  name = uniqueName('cis'),
+  releaseImage = RELEASE_IMAGE,
+): Promise<string> {
   await client.create(CLUSTER_IMAGE_SET, {
     apiVersion: 'hive.openshift.io/v1',
     kind: 'ClusterImageSet',
     metadata: { name },
-    spec: { releaseImage: RELEASE_IMAGE },
+    spec: { releaseImage },
   } as never);
   return name;
 }
@@ -187,7 +191,8 @@ export function snoAciObject(
         userManagedNetworking: true,
       },
       provisionRequirements: { controlPlaneAgents: 1 },
-      sshPublicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoDemoDemoDemoDemoDemoDemoDemoDemoDemoDem demo@example.com',
+      sshPublicKey:
+        'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoDemoDemoDemoDemoDemoDemoDemoDemoDemoDem demo@example.com',
       ...spec,
     },
   };

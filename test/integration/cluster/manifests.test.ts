@@ -25,8 +25,10 @@ import {
   snoAciObject,
 } from './harness.ts';
 
-// This suite's entry in the shared AgentServiceConfig (each suite uses its own arch/version).
-const OS_IMAGE = { cpuArchitecture: 'x86_64', openshiftVersion: '4.18', version: '418.94.202501010000-0' };
+// This suite's entry in the shared AgentServiceConfig (each suite uses its own arch/version: an
+// x86_64 4.18 entry here would change what the other suites' 4.18 InfraEnvs are served).
+const OS_IMAGE = { cpuArchitecture: 'x86_64', openshiftVersion: '4.16', version: '416.94.202501010000-0' };
+const RELEASE_IMAGE_4_16 = 'quay.io/openshift-release-dev/ocp-release:4.16.2-x86_64';
 
 let op: TestOperator;
 let fleet: Fleet | undefined;
@@ -53,7 +55,7 @@ it('registers the cluster despite a missing, then refused, manifests ConfigMap; 
   const client = op.ctx.client;
   const ns = op.namespace;
   await createPullSecret(client, ns);
-  const cis = await createImageSet(client);
+  const cis = await createImageSet(client, uniqueName('cis'), RELEASE_IMAGE_4_16);
   const name = uniqueName('manifests');
   const cmName = `${name}-manifests`;
   const aciObj = snoAciObject(ns, name, cis, { manifestsConfigMapRefs: [{ name: cmName }] });
