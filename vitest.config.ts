@@ -1,9 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` needs no cluster (pure logic, plus local files and loopback servers for the image
-// service and simulator); `integration` runs against a real
-// kube-apiserver + etcd started once per run by test/harness/global-setup.ts. The multi-tenancy suite
-// (test/security/, tenants minted with RBAC in their own namespace) runs in `integration` too.
+// Three projects: `unit` needs no cluster (pure logic, plus local files and loopback servers for the
+// image service and simulator); `integration` runs against a real kube-apiserver + etcd started once
+// per run by test/harness/global-setup.ts (the multi-tenancy suite test/security/, tenants minted
+// with RBAC in their own namespace, runs there too); `fuzz` throws generated input at the parsers.
 export default defineConfig({
   test: {
     projects: [
