@@ -40,7 +40,8 @@ const RELEASE_IMAGE = 'quay.io/openshift-release-dev/ocp-release:4.17.3-x86_64';
 const PULL_SECRET = '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}';
 const IRONIC_V4 = 'https://10.0.0.5:6385';
 const IRONIC_V6 = 'https://[fd00:5::5]:6385';
-const SSH_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoDemoDemoDemoDemoDemoDemoDemoDemoDemoDem demo@example.com';
+const SSH_KEY =
+  'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoDemoDemoDemoDemoDemoDemoDemoDemoDemoDem demo@example.com';
 
 let isoDir: string;
 let files: Awaited<ReturnType<typeof serveFile>>;

@@ -30,7 +30,8 @@ import { serveFile, setTestOsImage } from '../infraenv/fixtures.ts';
 const OS_IMAGE = { cpuArchitecture: 'x86_64', openshiftVersion: '4.20', version: '420.94.202501010000-0' };
 const RELEASE_IMAGE = 'quay.io/openshift-release-dev/ocp-release:4.20.1-x86_64';
 const PULL_SECRET = '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}';
-const SSH_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoDemoDemoDemoDemoDemoDemoDemoDemoDemoDem demo@example.com';
+const SSH_KEY =
+  'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoDemoDemoDemoDemoDemoDemoDemoDemoDemoDem demo@example.com';
 
 const rbac = (plural: string, kind: string, namespaced: boolean): ApiResource => ({
   group: 'rbac.authorization.k8s.io',

@@ -4,7 +4,8 @@ import type { Interface } from '../../../../src/core/inventory.ts';
 import type { Cluster, Host } from '../../../../src/core/model.ts';
 
 export const PULL_SECRET = '{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}';
-export const SSH_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFakeKeyForTestsFakeKeyForTestsFakeKeyForTes user@example.com';
+export const SSH_KEY =
+  'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFakeKeyForTestsFakeKeyForTestsFakeKeyForTes user@example.com';
 
 export function nic(mac: string, ipv4: string[], ipv6: string[] = [], name = 'eth0'): Interface {
   return { name, mac_address: mac, ipv4_addresses: ipv4, ipv6_addresses: ipv6 };
