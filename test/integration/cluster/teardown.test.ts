@@ -160,8 +160,10 @@ describe('deleting the AgentClusterInstall', () => {
       status: 'True',
       reason: 'InstallationCancelled',
     });
-    expect(op.events.some((e) => e.cluster_id === cd.metadata.uid && e.message.includes('cancelled'))).toBe(
-      true,
+    // The event is recorded right after the status write the test just observed: wait for it.
+    await eventually(
+      async () => op.events.some((e) => e.cluster_id === cd.metadata.uid && e.message.includes('cancelled')),
+      { what: 'cancellation event recorded' },
     );
     await eventually(
       async () =>
