@@ -1,10 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Scheduler, type SimTask } from '../../../src/sim/scheduler.ts';
 
 describe('Scheduler', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('runs tasks in due order, re-queues by returned delay, and becomes idle', async () => {
+    // A fake clock: on a loaded machine real timers fire late, and a late run re-queues later.
+    vi.useFakeTimers();
     const order: string[] = [];
-    const s = new Scheduler();
+    const s = new Scheduler({ now: () => Date.now() });
     const task = (name: string, delays: number[]): SimTask => ({
       name,
       run: async () => {
@@ -15,7 +21,9 @@ describe('Scheduler', () => {
     s.add(task('b', [30]), 20);
     s.add(task('a', [5, 5]), 10);
     s.add(task('c', []), 0);
-    await s.idle();
+    const idle = s.idle();
+    await vi.runAllTimersAsync();
+    await idle;
     expect(order).toEqual(['c', 'a', 'a', 'b', 'a', 'b']);
   });
 
