@@ -12,6 +12,9 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts', 'src/**/*.test.ts'],
           environment: 'node',
+          // Speed is measured by the benchmarks, not here: on a loaded 2-core CI box a loopback
+          // server or a child process can take longer than vitest's 5 s default.
+          testTimeout: 30_000,
         },
       },
       {
