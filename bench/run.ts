@@ -2,13 +2,13 @@
 // figures; asserts nothing (targets are read off the output, never enforced by timed tests).
 import { performance } from 'node:perf_hooks';
 import type { Agent } from '../src/api/index.ts';
-import { agentToHost, hostToAgentStatus } from '../src/controllers/records/index.ts';
+import { agentToHost, hostToAgentStatus } from '../src/records/index.ts';
 import {
   AGENT_BY_CLUSTER_INDEX,
   AGENT_BY_MAC_INDEX,
   agentByCluster,
   agentByMac,
-} from '../src/operator/indexes.ts';
+} from '../src/records/indexes.ts';
 import { Store, WorkQueue } from '../src/runtime/index.ts';
 import { benchRoleSuggestion } from './roles.ts';
 

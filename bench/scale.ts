@@ -17,8 +17,8 @@ import type { InfraEnv } from '../src/api/index.ts';
 import { ControlPlane } from '../src/dev/controlplane.ts';
 import { installCrds, projectCrdFiles } from '../src/dev/crds.ts';
 import { freePort } from '../src/dev/ports.ts';
-import { loadOperatorConfig } from '../src/operator/config.ts';
 import { loadKubeConfig, startOperator } from '../src/operator/main.ts';
+import { loadOperatorConfig } from '../src/records/config.ts';
 import {
   AGENT_CLUSTER_INSTALL,
   CLUSTER_DEPLOYMENT,
@@ -27,7 +27,7 @@ import {
   INFRA_ENV,
   NAMESPACE,
   SECRET,
-} from '../src/operator/resources.ts';
+} from '../src/records/resources.ts';
 import { createLogger, KubeClient } from '../src/runtime/index.ts';
 
 const { values: flags } = parseArgs({

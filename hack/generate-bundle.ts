@@ -14,8 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { OWNED_CRD_DIR } from '../src/api/crd.ts';
 import { OWNED_KINDS } from '../src/api/index.ts';
-import { operatorSettings } from '../src/operator/config.ts';
 import { clusterRules, namespaceRules, OPERATOR_NAME, SERVICE_ACCOUNT_NAME } from '../src/rbac/rules.ts';
+import { operatorSettings } from '../src/records/config.ts';
 import { buildWebhookConfigurations, WEBHOOK_CONTAINER_PORT } from '../src/webhooks/config.ts';
 import { parseCheckFlag, writeOrCheck } from './lib/generated-files.ts';
 
@@ -174,7 +174,7 @@ function operatorImage(deployment: Obj): string {
   return deployment.spec.template.spec.containers[0].image as string;
 }
 
-/** Every image the operator runs or hands to hosts: its own and the defaults of src/operator/config.ts. */
+/** Every image the operator runs or hands to hosts: its own and the defaults of src/records/config.ts. */
 function relatedImages(deployment: Obj): Obj[] {
   return [
     { name: 'operator', image: operatorImage(deployment) },

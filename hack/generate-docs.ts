@@ -1,6 +1,6 @@
 // Writes the generated reference documentation:
 //   docs/reference/api.md         every kind and field, from src/api
-//   docs/reference/conditions.md  every condition outcome, from src/controllers/records
+//   docs/reference/conditions.md  every condition outcome, from src/records
 //   docs/configuration.md         every flag and environment variable, from the settings tables
 //
 // Usage: node hack/generate-docs.ts [--check]

@@ -19,7 +19,7 @@ import { freePort } from '../src/dev/ports.ts';
 import { buildTestIso } from '../src/dev/test-iso.ts';
 import { waitFor } from '../src/dev/wait.ts';
 import { loadKubeConfig } from '../src/operator/main.ts';
-import { INFRA_ENV } from '../src/operator/resources.ts';
+import { INFRA_ENV } from '../src/records/resources.ts';
 import { KubeClient } from '../src/runtime/index.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

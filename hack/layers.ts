@@ -8,7 +8,9 @@
 //   5 controllers/index.ts           (the registry of controllers the operator starts)
 //   4 controllers/<x>, server (host API), webhooks, cli, sim, dev, rbac
 //                                    (peers: none imports another, no controller folder a sibling)
-//   3 controllers/records, controllers/events.ts   (shared by the controllers and the CLI)
+//   3 records, controllers/events.ts   (the operator context, informers and indexes, lookups, the
+//                                    CR ↔ core record conversions: shared by the controllers, the
+//                                    host API and the CLI)
 //   2 api
 //   1 core, runtime                  (peers: neither imports the other)
 //   0 util
@@ -31,6 +33,7 @@ const TOP_LEVEL_RANKS: Record<string, number> = {
   sim: 4,
   dev: 4,
   rbac: 4,
+  records: 3,
   api: 2,
   core: 1,
   runtime: 1,
@@ -48,7 +51,7 @@ export function unitOf(path: string): Unit | undefined {
       return { name: `controllers/${file}`, rank: file === 'index.ts' ? 5 : 3 };
     }
     const folder = parts[2] ?? '';
-    return { name: `controllers/${folder}`, rank: folder === 'records' ? 3 : 4 };
+    return { name: `controllers/${folder}`, rank: 4 };
   }
   const rank = TOP_LEVEL_RANKS[top];
   return rank === undefined ? undefined : { name: top, rank };

@@ -1,8 +1,9 @@
 // docs/reference/conditions.md, produced by evaluating the condition functions the controllers
-// use (src/controllers/records/*-conditions.ts, imageCreatedConditionValue) over every backend
+// use (src/records/*-conditions.ts, imageCreatedConditionValue) over every backend
 // state and the inputs that change their outcome. The tables therefore cannot drift from the code:
 // each row is what the code returns, and lists the states that return it.
 
+import type { ClusterStatus, HostStatus, ValidationsInfo } from '../../src/core/model.ts';
 import {
   type AciConditionInput,
   aciConditionValues,
@@ -13,8 +14,7 @@ import {
   IMAGE_CREATED_CONDITION,
   type ImageCreatedOutcome,
   imageCreatedConditionValue,
-} from '../../src/controllers/records/index.ts';
-import type { ClusterStatus, HostStatus, ValidationsInfo } from '../../src/core/model.ts';
+} from '../../src/records/index.ts';
 import { cell, GENERATED_NOTE } from './markdown.ts';
 
 // Records keyed by the union types, so adding a state to the core without listing it here is a
@@ -295,7 +295,7 @@ export function renderConditionsReference(): string {
   return [
     '# Conditions reference',
     '',
-    GENERATED_NOTE('the condition functions in src/controllers/records (evaluated over every state)'),
+    GENERATED_NOTE('the condition functions in src/records (evaluated over every state)'),
     '',
     'Each table lists every (status, reason, message) a condition can take and the backend states',
     '(`status.debugInfo.state`) that produce it. `<status_info>` stands for `status.debugInfo.stateInfo`,',

@@ -1,7 +1,7 @@
 // docs/configuration.md: every flag and environment variable of the operator, from the settings
 // tables it parses its configuration with (runtimeSettings, operatorSettings).
 
-import { operatorSettings } from '../../src/operator/config.ts';
+import { operatorSettings } from '../../src/records/config.ts';
 import { runtimeSettings } from '../../src/runtime/config.ts';
 import { cell, GENERATED_NOTE } from './markdown.ts';
 
@@ -77,7 +77,7 @@ export function renderConfiguration(): string {
   return [
     '# Configuration',
     '',
-    GENERATED_NOTE('runtimeSettings (src/runtime/config.ts) and operatorSettings (src/operator/config.ts)'),
+    GENERATED_NOTE('runtimeSettings (src/runtime/config.ts) and operatorSettings (src/records/config.ts)'),
     '',
     'The operator (`node src/cmd/operator.ts`, `agent-install-operator` when built) reads each setting',
     'from a command-line flag (`--flag value` or `--flag=value`), else from its environment variable,',

@@ -3,7 +3,7 @@
 
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Agent, AgentClusterInstall, ClusterDeployment } from '../api/index.ts';
-import { AGENT, AGENT_CLUSTER_INSTALL, CLUSTER_DEPLOYMENT } from '../operator/resources.ts';
+import { AGENT, AGENT_CLUSTER_INSTALL, CLUSTER_DEPLOYMENT } from '../records/resources.ts';
 import { ApiError, KubeClient } from '../runtime/client.ts';
 import type { ClusterSnapshot } from './status.ts';
 

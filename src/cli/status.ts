@@ -3,7 +3,7 @@
 // and a table of the cluster's Agents.
 
 import type { Agent, AgentClusterInstall, ClusterDeployment } from '../api/index.ts';
-import { sortedFailingValidationMessages } from '../controllers/records/validation-messages.ts';
+import { sortedFailingValidationMessages } from '../records/validation-messages.ts';
 
 /** What `status` and `wait-for` read: the cluster's objects at one moment. */
 export interface ClusterSnapshot {

@@ -23,9 +23,9 @@ import { installCrds, projectCrdFiles } from '../dev/crds.ts';
 import { serveFile } from '../dev/file-server.ts';
 import { freePort } from '../dev/ports.ts';
 import { buildTestIso } from '../dev/test-iso.ts';
-import { loadOperatorConfig } from '../operator/config.ts';
 import { loadKubeConfig, startOperator } from '../operator/main.ts';
-import { AGENT, AGENT_CLUSTER_INSTALL, CLUSTER_DEPLOYMENT, INFRA_ENV } from '../operator/resources.ts';
+import { loadOperatorConfig } from '../records/config.ts';
+import { AGENT, AGENT_CLUSTER_INSTALL, CLUSTER_DEPLOYMENT, INFRA_ENV } from '../records/resources.ts';
 import { createLogger, type KubeClient } from '../runtime/index.ts';
 import { type Fleet, startFleet } from '../sim/index.ts';
 

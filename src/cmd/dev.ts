@@ -7,8 +7,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '../dev/controlplane.ts';
 import { installCrds, projectCrdFiles } from '../dev/crds.ts';
-import { loadOperatorConfig } from '../operator/config.ts';
 import { loadKubeConfig, startOperator } from '../operator/main.ts';
+import { loadOperatorConfig } from '../records/config.ts';
 import { createLogger } from '../runtime/index.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

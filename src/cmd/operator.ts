@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Production entry point: configuration from flags and environment, then run until SIGTERM.
-import { describeOperatorConfig, loadOperatorConfig } from '../operator/config.ts';
 import { startOperator } from '../operator/main.ts';
+// Production entry point: configuration from flags and environment, then run until SIGTERM.
+import { describeOperatorConfig, loadOperatorConfig } from '../records/config.ts';
 import { ConfigError, createLogger, describeRuntimeConfig } from '../runtime/index.ts';
 
 if (process.argv.includes('--help')) {

@@ -7,9 +7,9 @@
 
 import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '../api/index.ts';
 import type { SmEvent } from '../core/statemachine/index.ts';
-import type { OperatorContext } from '../operator/context.ts';
-import { EVENT } from '../operator/resources.ts';
-import { aciFor } from '../operator/views.ts';
+import type { OperatorContext } from '../records/context.ts';
+import { EVENT } from '../records/resources.ts';
+import { aciFor } from '../records/views.ts';
 import { formatTime, type KubeObject, keyOf, TokenBucket } from '../runtime/index.ts';
 import type {
   ApiEvent,

@@ -1,5 +1,5 @@
 // Registers every controller with the manager. Each controller module exports `register(ctx)`.
-import type { OperatorContext } from '../operator/context.ts';
+import type { OperatorContext } from '../records/context.ts';
 import { register as registerAgent } from './agent/index.ts';
 import { register as registerAgentClassification } from './agentclassification/index.ts';
 import { register as registerAgentLabel } from './agentlabel/index.ts';

@@ -8,11 +8,17 @@
 // The informers live in the manager's shared cache (their namespace pinned by the cache options
 // below) and are created before the manager starts, so the caches the controllers wait for
 // include them: no reconcile writes the listen address first and the discovered one a moment later.
+
+import {
+  discoverBaseUrl,
+  type IngressObject,
+  type RouteObject,
+  type ServiceObject,
+} from '../records/base-urls.ts';
+import type { OperatorSettings } from '../records/config.ts';
+import type { OperatorContext } from '../records/context.ts';
+import { INGRESS, ROUTE, SERVICE } from '../records/resources.ts';
 import { Discovery, type Informer, type KubeObject, type ResourceCacheOptions } from '../runtime/index.ts';
-import { discoverBaseUrl, type IngressObject, type RouteObject, type ServiceObject } from './base-urls.ts';
-import type { OperatorSettings } from './config.ts';
-import type { OperatorContext } from './context.ts';
-import { INGRESS, ROUTE, SERVICE } from './resources.ts';
 
 /** Explicit SERVICE_BASE_URL wins over anything discovered, so then nothing is watched. */
 export function discoversBaseUrl(settings: Pick<OperatorSettings, 'serviceBaseUrl'>): boolean {

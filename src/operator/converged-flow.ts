@@ -10,8 +10,8 @@
 // reading it means the non-converged flow (logged), as upstream does.
 import type { Logger } from 'pino';
 import { compareReleaseVersions } from '../core/version.ts';
+import { CLUSTER_OPERATOR } from '../records/resources.ts';
 import { Discovery, type KubeClient, type KubeObject } from '../runtime/index.ts';
-import { CLUSTER_OPERATOR } from './resources.ts';
 
 export const CONVERGED_FLOW_MIN_BAREMETAL_VERSION = '4.12.0-0.alpha';
 

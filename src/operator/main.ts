@@ -7,14 +7,14 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { type HostServer, startHostServer } from '../controllers/hosts/server.ts';
 import { registerControllers } from '../controllers/index.ts';
+import type { OperatorConfig } from '../records/config.ts';
+import { OperatorContext, operatorCacheOptions } from '../records/context.ts';
+import { closeSpokeClients } from '../records/spoke.ts';
 import { createLogger, Manager } from '../runtime/index.ts';
 import { accessReviewer, clusterDeploymentGetter, selfUserName } from '../webhooks/kube.ts';
 import { startWebhookServer, type WebhookServer, watchCertificateFiles } from '../webhooks/server.ts';
 import { BaseUrlDiscovery, baseUrlCacheOptions } from './base-url-discovery.ts';
-import type { OperatorConfig } from './config.ts';
-import { OperatorContext, operatorCacheOptions } from './context.ts';
 import { decideConvergedFlow } from './converged-flow.ts';
-import { closeSpokeClients } from './spoke.ts';
 
 export interface RunningOperator {
   ctx: OperatorContext;

@@ -45,7 +45,7 @@ const HIVE_EXTENSIONS = 'extensions.hive.openshift.io';
 const HIVE = 'hive.openshift.io';
 const METAL3 = 'metal3.io';
 
-const INFORMER = 'src/operator/context.ts:OperatorContext (typed informer: list+watch)';
+const INFORMER = 'src/records/context.ts:OperatorContext (typed informer: list+watch)';
 const STATUS_REREAD = 'src/runtime/status.ts:updateStatus (get on a conflict)';
 const FINALIZERS =
   'src/runtime/finalizer.ts:addFinalizer (JSON patch of metadata.finalizers; get on a failed test)';
@@ -211,9 +211,9 @@ export const RULES: readonly RbacRule[] = [
     resources: ['secrets'],
     verbs: ['get', 'list', 'watch', 'create', 'patch'],
     usedBy: [
-      'src/operator/context.ts:operatorCacheOptions (label-filtered informer: list+watch)',
+      'src/records/context.ts:operatorCacheOptions (label-filtered informer: list+watch)',
       'src/runtime/informer.ts:getOrFetch (live get on a miss)',
-      'src/operator/referenced.ts:consume (merge patch of the watch/backup labels)',
+      'src/records/referenced.ts:getAndLabelForWatch (merge patch of the watch/backup labels)',
       'src/controllers/hosts/keystore.ts:SecretKeyStore (get, create the signing-key Secret)',
       'src/controllers/cluster/completion.ts:ensureSecret (get, create, merge patch)',
       'src/controllers/ppi/release-image.ts:HubReleaseImages.lookup (get of openshift-config/pull-secret: registry credentials for the hub release)',
@@ -222,7 +222,7 @@ export const RULES: readonly RbacRule[] = [
       // in the operator's own namespace; this cluster-wide get already covers it.
       'src/controllers/ppi/icc.ts:IccSecret.current (live get of openshift-machine-api/metal3-image-customization-config, at most once per 10 min: ironic URLs and image)',
       'src/controllers/bmac/fencing.ts:ensureFencingCredentials (create, merge patch of the generated fencing Secret; watch of BMC Secrets)',
-      'src/operator/spoke.ts:spokeClient (the admin kubeconfig Secret, read through readSecret; everything done with it happens on the spoke and needs no hub rule)',
+      'src/records/spoke.ts:spokeClient (the admin kubeconfig Secret, read through readSecret; everything done with it happens on the spoke and needs no hub rule)',
     ],
   },
   {
@@ -231,9 +231,9 @@ export const RULES: readonly RbacRule[] = [
     resources: ['configmaps'],
     verbs: ['get', 'list', 'watch', 'patch'],
     usedBy: [
-      'src/operator/context.ts:operatorCacheOptions (label-filtered informer: list+watch)',
+      'src/records/context.ts:operatorCacheOptions (label-filtered informer: list+watch)',
       'src/runtime/informer.ts:getOrFetch (live get on a miss)',
-      'src/operator/referenced.ts:consume (merge patch of the watch/backup labels)',
+      'src/records/referenced.ts:getAndLabelForWatch (merge patch of the watch/backup labels)',
     ],
   },
   {

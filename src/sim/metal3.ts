@@ -15,7 +15,7 @@
 
 import type { BareMetalHost, PreprovisioningImage } from '../api/index.ts';
 import { INFRAENV_LABEL } from '../api/index.ts';
-import { BARE_METAL_HOST, PREPROVISIONING_IMAGE } from '../operator/resources.ts';
+import { BARE_METAL_HOST, PREPROVISIONING_IMAGE } from '../records/resources.ts';
 import { isAlreadyExists, isNotFound, type KubeClient } from '../runtime/index.ts';
 import { type BootOptions, type BootResult, boot, type DiscoveryConfig } from './boot.ts';
 import { SimHost } from './host.ts';

@@ -14,7 +14,7 @@ import {
   CLUSTER_IMAGE_SET,
   INFRA_ENV,
   SECRET,
-} from '../../src/operator/resources.ts';
+} from '../../src/records/resources.ts';
 import type { KubeClient, KubeObject } from '../../src/runtime/index.ts';
 import { type Fleet, startFleet, type WireExchange } from '../../src/sim/index.ts';
 import { eventually, newNamespace, uniqueName } from '../harness/env.ts';

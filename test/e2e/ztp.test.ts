@@ -25,7 +25,7 @@ import {
   INFRA_ENV,
   PREPROVISIONING_IMAGE,
   SECRET,
-} from '../../src/operator/resources.ts';
+} from '../../src/records/resources.ts';
 import type { KubeClient } from '../../src/runtime/index.ts';
 import { ignitionFile } from '../../src/sim/boot.ts';
 import { type ProfileName, SimMetal3, type SimulatedMachine, simulatedMachine } from '../../src/sim/index.ts';

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, BareMetalHost, InfraEnv } from '../../src/api/index.ts';
-import { AGENT, BARE_METAL_HOST, EVENT, INFRA_ENV, SECRET } from '../../src/operator/resources.ts';
+import { AGENT, BARE_METAL_HOST, EVENT, INFRA_ENV, SECRET } from '../../src/records/resources.ts';
 import type { KubeClient, KubeObject } from '../../src/runtime/index.ts';
 import { eventually, newNamespace } from '../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../harness/operator.ts';

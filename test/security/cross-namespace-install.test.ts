@@ -6,7 +6,7 @@
 // alone still cannot reach `c`'s credentials, neither through the API nor with the pool's token.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, InfraEnv } from '../../src/api/index.ts';
-import { AGENT, INFRA_ENV, SECRET } from '../../src/operator/resources.ts';
+import { AGENT, INFRA_ENV, SECRET } from '../../src/records/resources.ts';
 import { ApiError, type KubeObject } from '../../src/runtime/index.ts';
 import { type Fleet, startFleet } from '../../src/sim/index.ts';
 import { eventually, uniqueName } from '../harness/env.ts';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, InfraEnv } from '../../src/api/index.ts';
 import { INFRAENV_TOKEN_GENERATION_ANNOTATION } from '../../src/api/index.ts';
 import { imageServicesOf } from '../../src/controllers/infraenv/services.ts';
-import { AGENT, INFRA_ENV } from '../../src/operator/resources.ts';
+import { AGENT, INFRA_ENV } from '../../src/records/resources.ts';
 import {
   generateKeyPairPem,
   importKeyPair,

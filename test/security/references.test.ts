@@ -5,7 +5,7 @@
 // who edits both namespaces (RHACM's pattern: pools in one namespace, clusters in others) still
 // binds across them, and edits that leave an admitted reference unchanged stay open to the tenant.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AGENT, INFRA_ENV } from '../../src/operator/resources.ts';
+import { AGENT, INFRA_ENV } from '../../src/records/resources.ts';
 import { ApiError, type KubeClient, type KubeObject } from '../../src/runtime/index.ts';
 import { eventually, uniqueName } from '../harness/env.ts';
 import { admin, canMintUsers, grantEdit, mintTenant, type Tenant } from './tenants.ts';

@@ -16,7 +16,7 @@ import {
   EVENT,
   INFRA_ENV,
   SECRET,
-} from '../../src/operator/resources.ts';
+} from '../../src/records/resources.ts';
 import type { KubeObject } from '../../src/runtime/index.ts';
 import { type Fleet, type SimEvent, startFleet } from '../../src/sim/index.ts';
 import { eventually, newNamespace, uniqueName } from '../harness/env.ts';

@@ -3,7 +3,7 @@
 // API is one the API server authenticates. If these do not hold, the refusals the other files of
 // test/security/ assert would prove nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INFRA_ENV, SECRET } from '../../src/operator/resources.ts';
+import { INFRA_ENV, SECRET } from '../../src/records/resources.ts';
 import { ApiError, type KubeObject } from '../../src/runtime/index.ts';
 import { uniqueName } from '../harness/env.ts';
 import { admin, canMintUsers, grantEdit, mintTenant, serviceAccountToken, type Tenant } from './tenants.ts';

@@ -6,14 +6,14 @@
 // ClusterDeployment (level-triggered in both directions, docs/design/records.md).
 
 import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
+import type { OperatorContext } from '../../records/context.ts';
 import {
   AGENT,
   AGENT_CLUSTER_INSTALL,
   CLUSTER_DEPLOYMENT,
   INFRA_ENV,
   SECRET,
-} from '../../operator/resources.ts';
+} from '../../records/resources.ts';
 import { type KubeObject, keyOf, objectKey } from '../../runtime/index.ts';
 import { operatorEventsFor } from '../events.ts';
 import { localAuthFor } from '../hosts/auth.ts';

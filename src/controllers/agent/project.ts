@@ -3,7 +3,6 @@
 // the same status for the same host and an idle reconcile writes nothing.
 
 import type { Agent, AgentStatus } from '../../api/index.ts';
-import type { LocalAuth } from '../../server/auth/index.ts';
 import {
   AGENT_CONDITION,
   type AgentHost,
@@ -12,7 +11,8 @@ import {
   logsUrl,
   type SpecSyncError,
   sameUrlTarget,
-} from '../records/index.ts';
+} from '../../records/index.ts';
+import type { LocalAuth } from '../../server/auth/index.ts';
 
 const SPEC_SYNC_PREFIX = {
   input: 'The Spec could not be synced due to an input error: ',

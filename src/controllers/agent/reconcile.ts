@@ -5,10 +5,11 @@
 
 import type { Agent, AgentStatus } from '../../api/index.ts';
 import { AGENT_FINALIZER } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { crossNamespaceRefusal } from '../../operator/references.ts';
-import { AGENT } from '../../operator/resources.ts';
-import { clusterView } from '../../operator/views.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import type { HostRuntimeFacts } from '../../records/index.ts';
+import { crossNamespaceRefusal } from '../../records/references.ts';
+import { AGENT } from '../../records/resources.ts';
+import { clusterView } from '../../records/views.ts';
 import {
   addFinalizer,
   hasFinalizer,
@@ -27,7 +28,6 @@ import type { OperatorEvents } from '../events.ts';
 import { clusterRecordById, hostFacts, infraEnvOfAgent, infraEnvRecordOf } from '../hosts/lookup.ts';
 import type { HostMemory } from '../hosts/memory.ts';
 import { roleFitness } from '../hosts/role-fitness.ts';
-import type { HostRuntimeFacts } from '../records/index.ts';
 import { agentMetadataPatch } from './metadata.ts';
 import { projectAgentStatus, urlReissueAt } from './project.ts';
 import { referencedFacts } from './references.ts';

@@ -4,9 +4,9 @@
 // Reading labels the Secrets for the watch and backup, so later edits reconcile the Agent.
 
 import type { Agent } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { readSecret } from '../../operator/referenced.ts';
-import type { HostRuntimeFacts, SpecSyncError } from '../records/index.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import type { HostRuntimeFacts, SpecSyncError } from '../../records/index.ts';
+import { readSecret } from '../../records/referenced.ts';
 
 export interface ReferencedFacts {
   facts: HostRuntimeFacts;

@@ -29,7 +29,6 @@ import {
   isPassingStatus,
   validateHost,
 } from '../../core/validations/index.ts';
-import type { PendingHostUpdate } from '../hosts/memory.ts';
 import {
   type AgentCluster,
   type AgentHost,
@@ -40,7 +39,8 @@ import {
   nodeLabelsError,
   type SpecSyncError,
   installerArgsError as specInstallerArgsError,
-} from '../records/index.ts';
+} from '../../records/index.ts';
+import type { PendingHostUpdate } from '../hosts/memory.ts';
 import { RECLAIMABLE_STATES } from './reclaim.ts';
 
 /** Where spec.clusterDeploymentName points. */

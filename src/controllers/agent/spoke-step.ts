@@ -21,14 +21,14 @@ import {
   type StateMachineOptions,
   updateInstallProgress,
 } from '../../core/statemachine/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { BARE_METAL_HOST } from '../../operator/resources.ts';
-import { aciFor } from '../../operator/views.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { type AgentCluster, type AgentHost, agentToHost } from '../../records/index.ts';
+import { BARE_METAL_HOST } from '../../records/resources.ts';
+import { aciFor } from '../../records/views.ts';
 import type { LocalAuth } from '../../server/auth/index.ts';
 import { serviceConfigOf } from '../agentserviceconfig/service-config.ts';
 import { infraEnvOfAgent } from '../hosts/lookup.ts';
 import { imageServicesOf } from '../infraenv/services.ts';
-import { type AgentCluster, type AgentHost, agentToHost } from '../records/index.ts';
 import {
   needsDay2SpokeWork,
   shouldApproveCsrs,

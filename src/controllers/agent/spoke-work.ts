@@ -1,11 +1,11 @@
 // The Agent reconciler's calls to a spoke cluster, through the spoke's admin kubeconfig
-// (src/operator/spoke.ts): the day-2 work after a host rebooted (kubeapi.md §3.4.7 — approve the
+// (src/records/spoke.ts): the day-2 work after a host rebooted (kubeapi.md §3.4.7 — approve the
 // host's CSRs, label its Node, see it Ready) and the cleanup of its Node when the Agent is deleted
 // or unbound (§3.4.1 step 2, §3.4.3 step 1). Decisions are the pure functions of day2.ts; every
 // failure comes back as a value for the reconciler to log, record as an event and retry.
 
 import type { ClusterDeployment, CsrInfo, CsrStatus } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
+import type { OperatorContext } from '../../records/context.ts';
 import {
   BARE_METAL_HOST,
   CERTIFICATE_SIGNING_REQUEST,
@@ -19,8 +19,8 @@ import {
   ROLE_BINDING,
   SECRET,
   SERVICE_ACCOUNT,
-} from '../../operator/resources.ts';
-import { spokeClient } from '../../operator/spoke.ts';
+} from '../../records/resources.ts';
+import { spokeClient } from '../../records/spoke.ts';
 import { type ApiResource, isNotFound, type KubeClient, type KubeObject } from '../../runtime/index.ts';
 import {
   type CsrType,

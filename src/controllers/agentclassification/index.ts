@@ -9,8 +9,9 @@ import {
   AGENTCLASSIFICATION_FINALIZER,
   QUERY_ERROR_PREFIX,
 } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { AGENT, AGENT_CLASSIFICATION } from '../../operator/resources.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { type ConditionValue, setConditionsNoHeartbeat } from '../../records/index.ts';
+import { AGENT, AGENT_CLASSIFICATION } from '../../records/resources.ts';
 import {
   addFinalizer,
   hasFinalizer,
@@ -19,7 +20,6 @@ import {
   removeFinalizer,
   updateStatus,
 } from '../../runtime/index.ts';
-import { type ConditionValue, setConditionsNoHeartbeat } from '../records/index.ts';
 
 export function queryErrorsCondition(errorCount: number): ConditionValue {
   return errorCount === 0

@@ -3,8 +3,8 @@
 // every Agent of its namespace. One metadata patch per Agent, only when a label changes.
 
 import type { Agent, AgentClassification } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { AGENT, AGENT_CLASSIFICATION } from '../../operator/resources.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { AGENT, AGENT_CLASSIFICATION } from '../../records/resources.ts';
 import { isNotFound, objectKey } from '../../runtime/index.ts';
 import { classificationLabelChanges } from './labels.ts';
 

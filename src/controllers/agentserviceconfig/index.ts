@@ -12,9 +12,10 @@
 // Cached base images stay in the data directory for a later AgentServiceConfig.
 import type { AgentServiceConfig } from '../../api/index.ts';
 import { AGENTSERVICECONFIG_FINALIZER, AGENTSERVICECONFIG_NAME } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { readConfigMap } from '../../operator/referenced.ts';
-import { AGENT_SERVICE_CONFIG, CONFIG_MAP } from '../../operator/resources.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { type ConditionValue, setConditionsNoHeartbeat } from '../../records/index.ts';
+import { readConfigMap } from '../../records/referenced.ts';
+import { AGENT_SERVICE_CONFIG, CONFIG_MAP } from '../../records/resources.ts';
 import {
   addFinalizer,
   hasFinalizer,
@@ -27,7 +28,6 @@ import {
   updateWhen,
 } from '../../runtime/index.ts';
 import { BASE_IMAGE_RETRY_MS, imageServicesOf } from '../infraenv/services.ts';
-import { type ConditionValue, setConditionsNoHeartbeat } from '../records/index.ts';
 import { INITIAL_SERVICE_CONFIG, type ServiceConfigStore, serviceConfigOf } from './service-config.ts';
 import {
   deploymentsHealthy,

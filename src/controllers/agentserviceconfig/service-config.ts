@@ -9,7 +9,7 @@
 // every InfraEnv's status to an error and back).
 import { isDeepStrictEqual } from 'node:util';
 import type { MirrorRegistries } from '../../core/ignition/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
+import type { OperatorContext } from '../../records/context.ts';
 import { OsImageCatalog } from './os-images.ts';
 
 export interface ServiceConfig {

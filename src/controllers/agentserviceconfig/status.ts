@@ -12,9 +12,9 @@
 import type { AgentServiceConfig } from '../../api/index.ts';
 import { AGENTSERVICECONFIG_NAME, ENABLE_IMAGE_SERVICE_ANNOTATION } from '../../api/index.ts';
 import type { MirrorRegistries } from '../../core/ignition/index.ts';
+import type { ConditionValue } from '../../records/index.ts';
 import type { OsImage } from '../../server/image/base-images.ts';
 import type { BaseImageState } from '../infraenv/services.ts';
-import type { ConditionValue } from '../records/index.ts';
 import { OsImageCatalog, osImagesFromSpec } from './os-images.ts';
 import type { ServiceConfig } from './service-config.ts';
 

@@ -2,9 +2,9 @@
 // Secret the BMH names, or one generated from the BMH's BMC details. The shapes are planned in
 // mapping.ts; this file does the reads and the one write.
 import type { Agent, BareMetalHost } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { readSecret } from '../../operator/referenced.ts';
-import { SECRET } from '../../operator/resources.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { readSecret } from '../../records/referenced.ts';
+import { SECRET } from '../../records/resources.ts';
 import { isAlreadyExists } from '../../runtime/index.ts';
 import { fencingPlan, fencingSecret, fencingSecretPatch } from './mapping.ts';
 

@@ -31,8 +31,8 @@ import {
   BMH_CREATE_FENCING_CREDENTIALS_SECRET_ANNOTATION,
   INFRAENV_LABEL,
 } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { crossNamespaceRefusal } from '../../operator/references.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { crossNamespaceRefusal } from '../../records/references.ts';
 import {
   AGENT,
   BARE_METAL_HOST,
@@ -40,7 +40,7 @@ import {
   INFRA_ENV,
   PREPROVISIONING_IMAGE,
   SECRET,
-} from '../../operator/resources.ts';
+} from '../../records/resources.ts';
 import { type Informer, isNotFound, type KubeObject, keyOf, objectKey } from '../../runtime/index.ts';
 import { ensureFencingCredentials } from './fencing.ts';
 import { type BmhPatch, pickAgentForMac, planAgent, planBmh } from './mapping.ts';

@@ -40,7 +40,7 @@ import {
 } from '../../api/index.ts';
 import { acceptableDisksWithHints, type RootDeviceHints } from '../../core/hardware/index.ts';
 import type { Inventory } from '../../core/inventory.ts';
-import { AGENT_CONDITION } from '../records/agent-conditions.ts';
+import { AGENT_CONDITION } from '../../records/agent-conditions.ts';
 import type { DrainDecision } from './spoke.ts';
 
 /** Installation disk id written when no inventory disk matches the hints (upstream's literal). */
@@ -443,7 +443,7 @@ export interface AgentPlan {
   error?: string;
 }
 
-/** Why a cluster reference to `target` is not honoured (undefined: it is); see operator/references.ts. */
+/** Why a cluster reference to `target` is not honoured (undefined: it is); see records/references.ts. */
 export type ReferenceRefusal = (target: { namespace: string; name: string }) => string | undefined;
 
 /**

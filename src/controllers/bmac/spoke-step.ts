@@ -2,7 +2,7 @@
 // before a converged delete deprovisions it, give a day-2 host the spoke's MCS CA through the
 // ignition-config-overrides annotation (step 9), and create a day-2 host's BareMetalHost and
 // Machine in the spoke's Machine API while it installs (step 10). All talk to the installed
-// cluster through the admin kubeconfig (src/operator/spoke.ts); failures are logged, shown as
+// cluster through the admin kubeconfig (src/records/spoke.ts); failures are logged, shown as
 // Warning events on the BMH and retried on later passes, never thrown.
 import type { Agent, BareMetalHost, ClusterDeployment } from '../../api/index.ts';
 import {
@@ -15,9 +15,9 @@ import {
   BMH_IGNITION_CONFIG_OVERRIDES_ANNOTATION,
   BMH_REMOVE_AGENT_AND_NODE_ON_DELETE_ANNOTATION,
 } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { type SpokeClientResult, spokeClient } from '../../operator/spoke.ts';
-import { clusterView } from '../../operator/views.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { type SpokeClientResult, spokeClient } from '../../records/spoke.ts';
+import { clusterView } from '../../records/views.ts';
 import { objectKey } from '../../runtime/index.ts';
 import { agentInstalled, hasSpokeNode, unbindingPendingUserAction } from './mapping.ts';
 import {

@@ -2,7 +2,7 @@
 // that day-2 hosts must trust (step 9), the day-2 host's BareMetalHost and Machine in the spoke's
 // Machine API (step 10), and draining a host's Node before a converged BMH deletion deprovisions
 // it. Pure decisions and object builders here; the spoke calls take a client from
-// src/operator/spoke.ts.
+// src/records/spoke.ts.
 import { X509Certificate } from 'node:crypto';
 import {
   type Agent,
@@ -26,7 +26,7 @@ import {
 } from '../../api/index.ts';
 import { base64DataUrl } from '../../core/ignition/index.ts';
 import { parseGoDuration } from '../../core/statemachine/durations.ts';
-import { BARE_METAL_HOST, CONFIG_MAP, MACHINE, NODE, POD } from '../../operator/resources.ts';
+import { BARE_METAL_HOST, CONFIG_MAP, MACHINE, NODE, POD } from '../../records/resources.ts';
 import { type ApiResource, isNotFound, type KubeClient, type KubeObject } from '../../runtime/index.ts';
 import { type CsrApprovalCluster, clusterHasMachineApi } from '../agent/day2.ts';
 import { hardwareDetails } from './mapping.ts';

@@ -9,8 +9,9 @@ import {
   type AgentClusterInstall,
   type ClusterDeployment,
 } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { AGENT_CLUSTER_INSTALL } from '../../operator/resources.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { referenceMismatch, type SpecSyncError } from '../../records/index.ts';
+import { AGENT_CLUSTER_INSTALL } from '../../records/resources.ts';
 import {
   isBeingDeleted,
   keyOf,
@@ -19,7 +20,6 @@ import {
   removeFinalizer,
   updateStatus,
 } from '../../runtime/index.ts';
-import { referenceMismatch, type SpecSyncError } from '../records/index.ts';
 import type { ClusterControllerDeps } from './deps.ts';
 import { computeAciStatus } from './status.ts';
 import { teardownClusterInstall } from './teardown.ts';

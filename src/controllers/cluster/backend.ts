@@ -18,9 +18,10 @@ import type {
 } from '../../api/index.ts';
 import type { Cluster, Host, LogsState } from '../../core/model.ts';
 import { FINALIZING_STAGES } from '../../core/statemachine/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { AGENT_CLUSTER_INSTALL } from '../../operator/resources.ts';
-import { clusterView } from '../../operator/views.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import type { AgentCluster } from '../../records/index.ts';
+import { AGENT_CLUSTER_INSTALL } from '../../records/resources.ts';
+import { clusterView } from '../../records/views.ts';
 import { keyOf, updateStatus } from '../../runtime/index.ts';
 import {
   type CallContext,
@@ -41,7 +42,6 @@ import {
   type LocalAuth,
 } from '../../server/auth/index.ts';
 import { operatorEventsFor } from '../events.ts';
-import type { AgentCluster } from '../records/index.ts';
 import {
   clusterFileExists,
   clusterLogsDir,

@@ -5,7 +5,7 @@
 
 import type { Agent, AgentClusterInstall } from '../../api/index.ts';
 import type { SmEvent } from '../../core/statemachine/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
+import type { OperatorContext } from '../../records/context.ts';
 import { operatorEventsFor } from '../events.ts';
 
 export type ClusterEventSink = (

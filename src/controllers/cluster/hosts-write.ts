@@ -9,10 +9,10 @@
 // status (its SpecSynced verdict, the signed URLs) is carried over unchanged.
 
 import type { Agent, Condition } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { AGENT } from '../../operator/resources.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { type AgentHost, agentToHost, hostToAgentStatus, type SpecSyncError } from '../../records/index.ts';
+import { AGENT } from '../../records/resources.ts';
 import { updateStatus } from '../../runtime/index.ts';
-import { type AgentHost, agentToHost, hostToAgentStatus, type SpecSyncError } from '../records/index.ts';
 
 /** Top-level fields of `after` that differ from `before` (`undefined` = removed). */
 export function hostDiff(before: AgentHost | undefined, after: AgentHost): Partial<AgentHost> {

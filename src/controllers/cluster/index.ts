@@ -11,8 +11,8 @@
 import type { ArtifactGenerator } from '../../core/artifacts/index.ts';
 import { optionsFromEnv, type StateMachineOptions } from '../../core/statemachine/index.ts';
 import type { ClusterValidationConfig } from '../../core/validations/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { ACI_BY_CLUSTER_INDEX, agentByCluster } from '../../operator/indexes.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { ACI_BY_CLUSTER_INDEX, agentByCluster } from '../../records/indexes.ts';
 import {
   AGENT,
   AGENT_CLUSTER_INSTALL,
@@ -20,7 +20,7 @@ import {
   CLUSTER_IMAGE_SET,
   CONFIG_MAP,
   SECRET,
-} from '../../operator/resources.ts';
+} from '../../records/resources.ts';
 import { type Controller, keyOf } from '../../runtime/index.ts';
 import { reconcileAgentClusterInstall } from './aci-check.ts';
 import type { ClusterControllerDeps } from './deps.ts';

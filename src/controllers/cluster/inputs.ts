@@ -7,9 +7,9 @@ import type { ClusterManifest } from '../../core/artifacts/index.ts';
 import type { InstallConfigInfraEnv, MirrorRegistryConfig } from '../../core/installconfig/index.ts';
 import { parseRegistriesConf } from '../../core/installconfig/index.ts';
 import type { Cluster } from '../../core/model.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { readConfigMap, readSecret } from '../../operator/referenced.ts';
-import { manifestsConfigMapNames, manifestsFromConfigMaps } from '../records/index.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { manifestsConfigMapNames, manifestsFromConfigMaps } from '../../records/index.ts';
+import { readConfigMap, readSecret } from '../../records/referenced.ts';
 
 const REGISTRIES_CONF_KEY = 'registries.conf';
 const CA_BUNDLE_KEY = 'ca-bundle.crt';

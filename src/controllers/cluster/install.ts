@@ -17,7 +17,7 @@ import {
   type AgentHost,
   aciConditionValues,
   type ProvisionCounts,
-} from '../records/index.ts';
+} from '../../records/index.ts';
 
 /** Builtin operators every day-1 cluster monitors (upstream: console and cvo). */
 export function defaultMonitoredOperators(): MonitoredOperator[] {

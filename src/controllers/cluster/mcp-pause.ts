@@ -17,11 +17,11 @@ import {
   machineConfigPoolKind,
   WORKER_MACHINECONFIGPOOL,
 } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { resourceOf } from '../../operator/resources.ts';
-import { spokeClient } from '../../operator/spoke.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import type { AgentCluster } from '../../records/index.ts';
+import { resourceOf } from '../../records/resources.ts';
+import { spokeClient } from '../../records/spoke.ts';
 import { isNotFound, keyOf } from '../../runtime/index.ts';
-import type { AgentCluster } from '../records/index.ts';
 
 export const MACHINE_CONFIG_POOL = resourceOf(machineConfigPoolKind);
 

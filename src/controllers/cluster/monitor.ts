@@ -31,7 +31,7 @@ import {
   transformClusterToDay2,
 } from '../../core/statemachine/index.ts';
 import { type ClusterValidationConfig, validateCluster } from '../../core/validations/index.ts';
-import type { AgentCluster } from '../records/index.ts';
+import type { AgentCluster } from '../../records/index.ts';
 
 /** Cluster validations whose inputs are in-memory host facts (free addresses, clocks). */
 export const FACT_DEPENDENT_CLUSTER_VALIDATIONS: readonly string[] = [

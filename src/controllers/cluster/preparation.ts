@@ -22,7 +22,7 @@ import { isSingleNode } from '../../core/installconfig/index.ts';
 import type { Cluster } from '../../core/model.ts';
 import { allocateNodeIps } from '../../core/network/node-ips.ts';
 import { isUserManagedLoadBalancer } from '../../core/network/topology.ts';
-import type { OperatorContext } from '../../operator/context.ts';
+import type { OperatorContext } from '../../records/context.ts';
 import { removeClusterFiles, writeClusterFiles } from './artifacts-store.ts';
 import { OpenshiftInstallRunner } from './openshift-install-runner.ts';
 

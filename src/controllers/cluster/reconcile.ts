@@ -8,9 +8,10 @@ import {
   CLUSTERDEPLOYMENT_FINALIZER,
   type ClusterDeployment,
 } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { AGENT_CLUSTER_INSTALL, CLUSTER_DEPLOYMENT } from '../../operator/resources.ts';
-import { clusterView } from '../../operator/views.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import type { AgentCluster } from '../../records/index.ts';
+import { AGENT_CLUSTER_INSTALL, CLUSTER_DEPLOYMENT } from '../../records/resources.ts';
+import { clusterView } from '../../records/views.ts';
 import {
   addFinalizer,
   hasFinalizer,
@@ -20,7 +21,6 @@ import {
   type ReconcileRequest,
   type ReconcileResult,
 } from '../../runtime/index.ts';
-import type { AgentCluster } from '../records/index.ts';
 import type { ClusterControllerDeps } from './deps.ts';
 import { StaleClusterRecordError, syncCluster, writeCancelledStatus } from './sync.ts';
 import { teardownClusterDeployment, teardownClusterInstall } from './teardown.ts';

@@ -6,15 +6,15 @@
 // projection writes a fresh one, and the reconciler is woken when the next one falls due.
 
 import type { AgentClusterInstall, AgentClusterInstallStatus } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import type { LocalAuth } from '../../server/auth/index.ts';
+import type { OperatorContext } from '../../records/context.ts';
 import {
   type AgentCluster,
   clusterToAciStatus,
   eventsUrl,
   logsUrl,
   type SpecSyncError,
-} from '../records/index.ts';
+} from '../../records/index.ts';
+import type { LocalAuth } from '../../server/auth/index.ts';
 
 const authByContext = new WeakMap<OperatorContext, LocalAuth>();
 

@@ -16,12 +16,7 @@ import {
   handlePreInstallSuccess,
   type SmEvent,
 } from '../../core/statemachine/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { readSecret } from '../../operator/referenced.ts';
-import { AGENT_CLUSTER_INSTALL } from '../../operator/resources.ts';
-import { clusterView } from '../../operator/views.ts';
-import { keyOf, type ReconcileResult, updateStatus } from '../../runtime/index.ts';
-import { roleFitness } from '../hosts/role-fitness.ts';
+import type { OperatorContext } from '../../records/context.ts';
 import {
   type AgentCluster,
   type AgentHost,
@@ -29,7 +24,12 @@ import {
   isInstallationHeld,
   provisionCounts,
   type SpecSyncError,
-} from '../records/index.ts';
+} from '../../records/index.ts';
+import { readSecret } from '../../records/referenced.ts';
+import { AGENT_CLUSTER_INSTALL } from '../../records/resources.ts';
+import { clusterView } from '../../records/views.ts';
+import { keyOf, type ReconcileResult, updateStatus } from '../../runtime/index.ts';
+import { roleFitness } from '../hosts/role-fitness.ts';
 import { writeClusterFiles } from './artifacts-store.ts';
 import {
   handOffEarlyKubeconfig,

@@ -20,8 +20,9 @@ import {
 } from '../../api/index.ts';
 import type { SmEvent } from '../../core/statemachine/index.ts';
 import { cancelClusterInstallation } from '../../core/statemachine/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { AGENT, AGENT_CLUSTER_INSTALL, CLUSTER_DEPLOYMENT } from '../../operator/resources.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import type { AgentCluster } from '../../records/index.ts';
+import { AGENT, AGENT_CLUSTER_INSTALL, CLUSTER_DEPLOYMENT } from '../../records/resources.ts';
 import {
   hasFinalizer,
   isBeingDeleted,
@@ -30,7 +31,6 @@ import {
   type ReconcileResult,
   removeFinalizer,
 } from '../../runtime/index.ts';
-import type { AgentCluster } from '../records/index.ts';
 import { removeClusterFiles, removeClusterLogs } from './artifacts-store.ts';
 import { writeHostChanges } from './hosts-write.ts';
 import { forgetVipVerifications } from './vip-verifications.ts';

@@ -5,8 +5,8 @@
 
 import type { VipEntry } from '../../core/model.ts';
 import { canonicalIp } from '../../core/network/cidr.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import type { AgentCluster } from '../records/index.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import type { AgentCluster } from '../../records/index.ts';
 
 type Verification = NonNullable<VipEntry['verification']>;
 

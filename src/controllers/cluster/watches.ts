@@ -2,9 +2,9 @@
 // functions: every lookup is an O(1) index read, never a LIST.
 
 import { type AgentClusterInstall, type ClusterDeployment, HIVE_EXTENSIONS_GROUP } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { manifestsConfigMapNames } from '../../records/index.ts';
 import { type IndexFunc, type KubeObject, keyOf } from '../../runtime/index.ts';
-import { manifestsConfigMapNames } from '../records/index.ts';
 
 /** ClusterDeployments by the AgentClusterInstall (`ns/name`) their clusterInstallRef names. */
 export const CD_BY_INSTALL_REF_INDEX = 'cluster-cd-by-install-ref';

@@ -4,8 +4,8 @@
 
 import type { Agent, ClusterDeployment, InfraEnv } from '../../api/index.ts';
 import { INFRAENV_TOKEN_GENERATION_ANNOTATION } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { crossNamespaceRefusal } from '../../operator/references.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { crossNamespaceRefusal } from '../../records/references.ts';
 import { keyOf } from '../../runtime/index.ts';
 import type { AccessResolver, AccessTarget, TokenSubject } from '../../server/auth/index.ts';
 

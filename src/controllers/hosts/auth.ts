@@ -2,7 +2,7 @@
 // controllers (sign the URLs they write into status). Created on first use from the key Secret, so
 // whichever starts first — a reconciler or the server — loads the same keys.
 
-import type { OperatorContext } from '../../operator/context.ts';
+import type { OperatorContext } from '../../records/context.ts';
 import { LocalAuth } from '../../server/auth/index.ts';
 import { operatorEventsFor } from '../events.ts';
 import { CacheAccessResolver } from './access.ts';

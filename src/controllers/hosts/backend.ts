@@ -20,9 +20,10 @@ import type { Agent, AgentClusterInstall } from '../../api/index.ts';
 import type { Host } from '../../core/model.ts';
 import { ignitionFileName, updateInstallProgress } from '../../core/statemachine/index.ts';
 import { nextStepsDetailed, type StepsOptions } from '../../core/steps/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { AGENT, AGENT_CLUSTER_INSTALL } from '../../operator/resources.ts';
-import { aciFor } from '../../operator/views.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { type AgentHost, agentToHost, type HostRuntimeFacts } from '../../records/index.ts';
+import { AGENT, AGENT_CLUSTER_INSTALL } from '../../records/resources.ts';
+import { aciFor } from '../../records/views.ts';
 import { keyOf, objectKey, updateStatus } from '../../runtime/index.ts';
 import {
   type CallContext,
@@ -39,7 +40,6 @@ import { referencedFacts } from '../agent/references.ts';
 import { controllerLogsFile, hostLogsFile, readClusterFile } from '../cluster/artifacts-store.ts';
 import { recordVipVerifications } from '../cluster/vip-verifications.ts';
 import { type OperatorEvents, operatorEventsFor } from '../events.ts';
-import { type AgentHost, agentToHost, type HostRuntimeFacts } from '../records/index.ts';
 import { ConnectivityAdmission } from './connectivity-admission.ts';
 import { clusterRecordById, findHost, hostFacts, infraEnvRecordOf } from './lookup.ts';
 import { type HostMemory, hostMemory, type PendingHostUpdate } from './memory.ts';

@@ -4,7 +4,7 @@
 // `save` only ever creates: when two replicas race, the loser's create fails with AlreadyExists and
 // loadOrCreateKeys reads the winner's pair.
 
-import { SECRET } from '../../operator/resources.ts';
+import { SECRET } from '../../records/resources.ts';
 import { isNotFound, type KubeClient, type KubeObject } from '../../runtime/index.ts';
 import type { KeyPairPem, KeyStore } from '../../server/auth/index.ts';
 

@@ -23,15 +23,15 @@ import {
   registerHost,
   type SmEvent,
 } from '../../core/statemachine/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { crossNamespaceRefusal } from '../../operator/references.ts';
-import { AGENT } from '../../operator/resources.ts';
-import { clusterView } from '../../operator/views.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { type AgentCluster, type AgentHost, agentToHost } from '../../records/index.ts';
+import { crossNamespaceRefusal } from '../../records/references.ts';
+import { AGENT } from '../../records/resources.ts';
+import { clusterView } from '../../records/views.ts';
 import { isAlreadyExists, isConflict, type OwnerReference, updateStatus } from '../../runtime/index.ts';
 import { fail, fromSmError, type Outcome, ok } from '../../server/api/backend.ts';
 import type { LocalAuth } from '../../server/auth/index.ts';
 import { currentSpecSyncError, projectAgentStatus } from '../agent/project.ts';
-import { type AgentCluster, type AgentHost, agentToHost } from '../records/index.ts';
 import { ownerInfraEnvUid } from './access.ts';
 import {
   agentBelongsTo,

@@ -3,7 +3,7 @@
 // (../cluster/backend.ts) and infra-envs (../infraenv/backend.ts) — all authenticated by one
 // LocalAuth whose keys live in a Secret of the operator namespace.
 
-import type { OperatorContext } from '../../operator/context.ts';
+import type { OperatorContext } from '../../records/context.ts';
 import { type ApiServer, createApiServer, type HostApiBackend } from '../../server/api/index.ts';
 import type { LocalAuth } from '../../server/auth/index.ts';
 import { clusterBackend } from '../cluster/backend.ts';

@@ -8,7 +8,8 @@
 // handed to the InfraEnv controller (setAuth), in case mountImageRoutes has not done so.
 import type { Agent, InfraEnv } from '../../api/index.ts';
 import { INFRAENV_LABEL } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { infraEnvToRecord } from '../../records/index.ts';
 import type {
   CallContext,
   FileDownload,
@@ -21,7 +22,6 @@ import { fail, ok } from '../../server/api/backend.ts';
 import type { LocalAuth } from '../../server/auth/index.ts';
 import { ipxeBootOrderControlScript, ipxeScript } from '../../server/image/pxe.ts';
 import { serviceConfigOf } from '../agentserviceconfig/service-config.ts';
-import { infraEnvToRecord } from '../records/index.ts';
 import { discoveryIgnition, minimalInitrd, staticNetworkArchive, staticNetworkFiles } from './discovery.ts';
 import {
   DEFAULT_IMAGE_TYPE,

@@ -11,7 +11,7 @@
 // the base URLs (ctx.onUrlsChange).
 import type { AgentClusterInstall, ClusterDeployment, InfraEnv, NMStateConfig } from '../../api/index.ts';
 import { INFRAENV_FINALIZER, INFRAENV_TOKEN_GENERATION_ANNOTATION } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
+import type { OperatorContext } from '../../records/context.ts';
 import {
   AGENT_CLUSTER_INSTALL,
   CLUSTER_DEPLOYMENT,
@@ -19,7 +19,7 @@ import {
   INFRA_ENV,
   NMSTATE_CONFIG,
   SECRET,
-} from '../../operator/resources.ts';
+} from '../../records/resources.ts';
 import {
   addFinalizer,
   type Controller,

@@ -19,7 +19,7 @@
 // port was 0).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import type { OperatorContext } from '../../operator/context.ts';
+import type { OperatorContext } from '../../records/context.ts';
 import type { Outcome } from '../../server/api/backend.ts';
 import { sendJson, sendMiddlewareError } from '../../server/api/http-io.ts';
 import type { RawHandler } from '../../server/api/router.ts';

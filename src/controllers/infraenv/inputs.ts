@@ -14,16 +14,16 @@ import {
 } from '../../core/ignition/index.ts';
 import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
 import { ntpSourcesError, proxyError, sshPublicKeyError } from '../../core/validations/user-input.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { readConfigMap, readSecret } from '../../operator/referenced.ts';
-import { crossNamespaceRefusal } from '../../operator/references.ts';
-import { aciFor } from '../../operator/views.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { imageDigest, infraEnvToRecord, releaseFromImageTag } from '../../records/index.ts';
+import { readConfigMap, readSecret } from '../../records/referenced.ts';
+import { crossNamespaceRefusal } from '../../records/references.ts';
+import { aciFor } from '../../records/views.ts';
 import { type LabelSelector, selectFromStore } from '../../runtime/index.ts';
 import type { OsImage } from '../../server/image/base-images.ts';
 import { normalizeArch } from '../agentserviceconfig/os-images.ts';
 import type { ServiceConfig } from '../agentserviceconfig/service-config.ts';
 import { ironicOverrideFor } from '../ppi/ironic.ts';
-import { imageDigest, infraEnvToRecord, releaseFromImageTag } from '../records/index.ts';
 import { tokenGenerationOf } from './services.ts';
 
 /** The InfraEnv controller's default image type (ISO_IMAGE_TYPE, kubeapi.md §5). */
@@ -165,7 +165,7 @@ export function selectedNmStateConfigs(ctx: OperatorContext, ie: InfraEnv) {
   const empty =
     !selector || (Object.keys(selector.matchLabels ?? {}).length === 0 && !selector.matchExpressions?.length);
   if (empty) return [];
-  // Within the InfraEnv's namespace, as src/operator/views.ts selects them (upstream lists
+  // Within the InfraEnv's namespace, as src/records/views.ts selects them (upstream lists
   // cluster-wide, which would let one namespace's configs into another's image).
   return selectFromStore(
     ctx.informers.nmStateConfigs.store,

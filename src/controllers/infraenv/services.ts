@@ -14,7 +14,7 @@
 import { join } from 'node:path';
 import type { InfraEnv } from '../../api/index.ts';
 import { INFRAENV_TOKEN_GENERATION_ANNOTATION } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
+import type { OperatorContext } from '../../records/context.ts';
 import type { LocalAuth } from '../../server/auth/index.ts';
 import {
   BaseImageCache,

@@ -10,10 +10,15 @@
 // and PreprovisioningImage controllers measures from (setting BMAC_IMAGE_COOLDOWN_MS).
 import type { InfraEnv, InfraEnvStatus } from '../../api/index.ts';
 import { INFRAENV_LABEL } from '../../api/index.ts';
-import type { ServiceUrls } from '../../operator/context.ts';
+import type { ServiceUrls } from '../../records/context.ts';
+import {
+  eventsUrl,
+  type ImageCreatedOutcome,
+  metaTime,
+  setImageCreatedCondition,
+} from '../../records/index.ts';
 import type { TokenSubject, UrlKind } from '../../server/auth/index.ts';
 import { withApiKey } from '../../server/auth/index.ts';
-import { eventsUrl, type ImageCreatedOutcome, metaTime, setImageCreatedCondition } from '../records/index.ts';
 import type { ImageProblem, ImageType } from './inputs.ts';
 import { bootArtifactUrl, infraEnvFileUrl, isoDownloadUrl, pxeInitrdUrl, withoutToken } from './urls.ts';
 

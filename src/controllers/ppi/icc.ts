@@ -13,9 +13,9 @@
 // retried after `recheckMs`. Nothing here throws: no answer means "use the next source".
 
 import { ociArchitecture } from '../../core/release/registry.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { SECRET } from '../../operator/resources.ts';
-import { pullSecretOf } from '../../operator/views.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { SECRET } from '../../records/resources.ts';
+import { pullSecretOf } from '../../records/views.ts';
 import type { KubeObject } from '../../runtime/index.ts';
 import { imageArchitectures, type RegistryOptions } from './release-image.ts';
 

@@ -12,8 +12,8 @@ import {
   PREPROVISIONINGIMAGE_FINALIZER,
   VELERO_EXCLUDE_FROM_BACKUP_LABEL,
 } from '../../api/index.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { BARE_METAL_HOST, INFRA_ENV, PREPROVISIONING_IMAGE } from '../../operator/resources.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { BARE_METAL_HOST, INFRA_ENV, PREPROVISIONING_IMAGE } from '../../records/resources.ts';
 import { isNotFound, keyOf, objectKey, removeFinalizer, updateStatus } from '../../runtime/index.ts';
 import { normalizeArch } from '../agentserviceconfig/os-images.ts';
 import { bareMetalHosts, preprovisioningImages } from '../bmac/index.ts';

@@ -34,7 +34,7 @@ import {
 } from '../../core/ignition/index.ts';
 import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
 import { type IpFamily, ipFamily } from '../../core/network/cidr.ts';
-import type { OperatorContext } from '../../operator/context.ts';
+import type { OperatorContext } from '../../records/context.ts';
 import { type IccConfig, iccSecretOf } from './icc.ts';
 import { hubReleaseImagesOf } from './release-image.ts';
 
@@ -47,7 +47,7 @@ export interface IronicSettings {
 
 /**
  * The ironic settings of an operator: the URLs of the ICC Secret when given (as a pair), else the
- * IRONIC_* settings (src/operator/config.ts); the default images always from the settings.
+ * IRONIC_* settings (src/records/config.ts); the default images always from the settings.
  */
 export function ironicSettingsOf(ctx: OperatorContext, icc?: IccConfig): IronicSettings {
   const s = ctx.settings;

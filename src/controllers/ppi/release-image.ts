@@ -38,11 +38,11 @@ import {
   TarScanner,
   tokenUrl,
 } from '../../core/release/registry.ts';
-import type { OperatorContext } from '../../operator/context.ts';
-import { CLUSTER_VERSION } from '../../operator/resources.ts';
-import { pullSecretOf } from '../../operator/views.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { releaseFromImageTag } from '../../records/release.ts';
+import { CLUSTER_VERSION } from '../../records/resources.ts';
+import { pullSecretOf } from '../../records/views.ts';
 import { Discovery, type KubeObject } from '../../runtime/index.ts';
-import { releaseFromImageTag } from '../records/release.ts';
 
 export interface RegistryOptions {
   dispatcher?: Dispatcher;

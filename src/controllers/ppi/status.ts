@@ -2,9 +2,9 @@
 // the PPI, its InfraEnv and the clock. Every non-success outcome clears the image fields; the
 // success outcome copies the InfraEnv ImageCreated condition into Ready/Error.
 import type { InfraEnv, MetaV1Condition, PreprovisioningImage } from '../../api/index.ts';
+import { IMAGE_CREATED_CONDITION } from '../../records/index.ts';
 import { setCondition } from '../../runtime/index.ts';
 import { normalizeArch } from '../agentserviceconfig/os-images.ts';
-import { IMAGE_CREATED_CONDITION } from '../records/index.ts';
 
 type PpiStatus = NonNullable<PreprovisioningImage['status']>;
 

@@ -24,7 +24,7 @@ import {
   INFRA_ENV,
   NMSTATE_CONFIG,
   PREPROVISIONING_IMAGE,
-} from '../../../src/operator/resources.ts';
+} from '../../../src/records/resources.ts';
 import {
   ApiError,
   type ApiResource,

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InfraEnv } from '../../../src/api/index.ts';
-import { INFRA_ENV } from '../../../src/operator/resources.ts';
+import { INFRA_ENV } from '../../../src/records/resources.ts';
 import { ALL_API_ROUTES } from '../../../src/server/api/index.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';

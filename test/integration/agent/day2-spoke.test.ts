@@ -7,7 +7,7 @@ import { parse, stringify } from 'yaml';
 import type { Agent } from '../../../src/api/index.ts';
 import { NODE_BOOTSTRAPPER_USER } from '../../../src/controllers/agent/day2.ts';
 import { CSR_APPROVAL_REASON, SPOKE_EVENT_REASON } from '../../../src/controllers/agent/spoke-work.ts';
-import { readSecret } from '../../../src/operator/referenced.ts';
+import { readSecret } from '../../../src/records/referenced.ts';
 import {
   AGENT,
   BARE_METAL_HOST,
@@ -23,7 +23,7 @@ import {
   ROLE_BINDING,
   SECRET,
   SERVICE_ACCOUNT,
-} from '../../../src/operator/resources.ts';
+} from '../../../src/records/resources.ts';
 import { type ApiResource, KubeClient, type KubeObject, updateStatus } from '../../../src/runtime/index.ts';
 import { selfSignedIngressCa } from '../../../src/sim/ingress-ca.ts';
 import { csrRequest } from '../../harness/csr.ts';

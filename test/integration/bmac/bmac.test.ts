@@ -14,7 +14,7 @@ import {
   INFRA_ENV,
   PREPROVISIONING_IMAGE,
   SECRET,
-} from '../../../src/operator/resources.ts';
+} from '../../../src/records/resources.ts';
 import type { KubeClient } from '../../../src/runtime/index.ts';
 import { ignitionFile } from '../../../src/sim/boot.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';

@@ -20,7 +20,7 @@ import {
   INFRA_ENV,
   PREPROVISIONING_IMAGE,
   SECRET,
-} from '../../../src/operator/resources.ts';
+} from '../../../src/records/resources.ts';
 import type { KubeClient, KubeObject } from '../../../src/runtime/index.ts';
 import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';

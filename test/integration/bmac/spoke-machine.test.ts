@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BareMetalHost, Machine } from '../../../src/api/index.ts';
-import { AGENT, BARE_METAL_HOST, MACHINE, NAMESPACE } from '../../../src/operator/resources.ts';
+import { AGENT, BARE_METAL_HOST, MACHINE, NAMESPACE } from '../../../src/records/resources.ts';
 import { type ApiResource, isAlreadyExists, updateStatus } from '../../../src/runtime/index.ts';
 import { eventually, kubeconfigPath, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';

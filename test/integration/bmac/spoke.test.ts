@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, BareMetalHost } from '../../../src/api/index.ts';
-import { AGENT, BARE_METAL_HOST, CONFIG_MAP, NAMESPACE, NODE, POD } from '../../../src/operator/resources.ts';
+import { AGENT, BARE_METAL_HOST, CONFIG_MAP, NAMESPACE, NODE, POD } from '../../../src/records/resources.ts';
 import { isAlreadyExists, type KubeObject, updateStatus } from '../../../src/runtime/index.ts';
 import { selfSignedIngressCa } from '../../../src/sim/ingress-ca.ts';
 import { eventually, kubeconfigPath, newNamespace } from '../../harness/env.ts';

@@ -7,7 +7,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { AgentClusterInstall, NMStateConfig } from '../../../src/api/index.ts';
 import { applyObjects, parseManifests } from '../../../src/dev/apply.ts';
-import { AGENT, AGENT_CLUSTER_INSTALL, NMSTATE_CONFIG } from '../../../src/operator/resources.ts';
+import { AGENT, AGENT_CLUSTER_INSTALL, NMSTATE_CONFIG } from '../../../src/records/resources.ts';
 import { KubeClient } from '../../../src/runtime/client.ts';
 import { adminKubeConfig, kubeconfigPath, uniqueName } from '../../harness/env.ts';
 

@@ -20,7 +20,7 @@ import {
   AGENT_CLUSTER_INSTALL,
   CLUSTER_DEPLOYMENT,
   CLUSTER_IMAGE_SET,
-} from '../../../src/operator/resources.ts';
+} from '../../../src/records/resources.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
 import { eventually, kubeconfigPath, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';

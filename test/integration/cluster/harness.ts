@@ -11,25 +11,25 @@ import { pino } from 'pino';
 import type { Agent, AgentClusterInstall, ClusterDeployment } from '../../../src/api/index.ts';
 import { type ClusterBackend, clusterBackend } from '../../../src/controllers/cluster/backend.ts';
 import { registerClusterControllers } from '../../../src/controllers/cluster/index.ts';
+import type { ArtifactGenerator } from '../../../src/core/artifacts/index.ts';
+import type { Inventory } from '../../../src/core/inventory.ts';
+import type { SmEvent, StateMachineOptions } from '../../../src/core/statemachine/index.ts';
+import { loadKubeConfig } from '../../../src/operator/main.ts';
+import { loadOperatorConfig, type OperatorSettings } from '../../../src/records/config.ts';
+import { OperatorContext, operatorCacheOptions } from '../../../src/records/context.ts';
 import {
   type AgentHost,
   agentToHost,
   hostToAgentStatus,
   inventoryToStatus,
-} from '../../../src/controllers/records/index.ts';
-import type { ArtifactGenerator } from '../../../src/core/artifacts/index.ts';
-import type { Inventory } from '../../../src/core/inventory.ts';
-import type { SmEvent, StateMachineOptions } from '../../../src/core/statemachine/index.ts';
-import { loadOperatorConfig, type OperatorSettings } from '../../../src/operator/config.ts';
-import { OperatorContext, operatorCacheOptions } from '../../../src/operator/context.ts';
-import { loadKubeConfig } from '../../../src/operator/main.ts';
+} from '../../../src/records/index.ts';
 import {
   AGENT,
   AGENT_CLUSTER_INSTALL,
   CLUSTER_DEPLOYMENT,
   CLUSTER_IMAGE_SET,
   SECRET,
-} from '../../../src/operator/resources.ts';
+} from '../../../src/records/resources.ts';
 import { type KubeClient, Manager, updateStatus } from '../../../src/runtime/index.ts';
 import type { CallContext } from '../../../src/server/api/backend.ts';
 import { LocalAuth, MemoryKeyStore } from '../../../src/server/auth/index.ts';

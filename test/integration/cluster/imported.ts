@@ -4,7 +4,7 @@
 // as day-2 hosts.
 import { randomUUID } from 'node:crypto';
 import type { Agent, AgentClusterInstall, InfraEnv } from '../../../src/api/index.ts';
-import { EVENT, SECRET } from '../../../src/operator/resources.ts';
+import { EVENT, SECRET } from '../../../src/records/resources.ts';
 import type { KubeClient, KubeObject } from '../../../src/runtime/index.ts';
 import { eventually, uniqueName } from '../../harness/env.ts';
 import type { TestOperator } from '../../harness/operator.ts';

@@ -15,7 +15,7 @@ import {
   HIVE_SECRET_TYPE_LABEL,
 } from '../../../src/api/index.ts';
 import { clusterFileExists, readClusterFile } from '../../../src/controllers/cluster/artifacts-store.ts';
-import { AGENT, AGENT_CLUSTER_INSTALL, CLUSTER_DEPLOYMENT, SECRET } from '../../../src/operator/resources.ts';
+import { AGENT, AGENT_CLUSTER_INSTALL, CLUSTER_DEPLOYMENT, SECRET } from '../../../src/records/resources.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
 import { selfSignedIngressCa } from '../../../src/sim/ingress-ca.ts';
 import { eventually, uniqueName } from '../../harness/env.ts';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { InfraEnv } from '../../../src/api/index.ts';
-import { CONFIG_MAP, INFRA_ENV } from '../../../src/operator/resources.ts';
+import { CONFIG_MAP, INFRA_ENV } from '../../../src/records/resources.ts';
 import { type Fleet, startFleet } from '../../../src/sim/index.ts';
 import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
 import { buildTestIso } from '../../harness/iso.ts';

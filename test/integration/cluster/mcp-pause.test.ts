@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { MachineConfigPool } from '../../../src/api/index.ts';
 import { MACHINE_CONFIG_POOL, MCP_PAUSE_EVENT_REASON } from '../../../src/controllers/cluster/mcp-pause.ts';
-import { AGENT } from '../../../src/operator/resources.ts';
+import { AGENT } from '../../../src/records/resources.ts';
 import { updateStatus } from '../../../src/runtime/index.ts';
 import { metricValue } from '../../../src/runtime/metrics.ts';
 import { eventually, kubeconfigPath, newNamespace } from '../../harness/env.ts';

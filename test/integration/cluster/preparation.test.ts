@@ -9,7 +9,7 @@ import {
   type ArtifactGeneratorInput,
   BuiltinArtifactGenerator,
 } from '../../../src/core/artifacts/index.ts';
-import { AGENT } from '../../../src/operator/resources.ts';
+import { AGENT } from '../../../src/records/resources.ts';
 import { eventually, uniqueName } from '../../harness/env.ts';
 import {
   type ClusterTestOperator,

@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Agent, InfraEnv } from '../../../src/api/index.ts';
-import { AGENT, INFRA_ENV } from '../../../src/operator/resources.ts';
+import { AGENT, INFRA_ENV } from '../../../src/records/resources.ts';
 import { type Fleet, startFleet } from '../../../src/sim/index.ts';
 import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';

@@ -14,7 +14,7 @@ import {
   CLUSTER_IMAGE_SET,
   CONFIG_MAP,
   SECRET,
-} from '../../../src/operator/resources.ts';
+} from '../../../src/records/resources.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
 import { uniqueName } from '../../harness/env.ts';
 import {

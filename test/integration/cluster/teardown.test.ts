@@ -19,7 +19,7 @@ import {
   CLUSTER_DEPLOYMENT,
   EVENT,
   INFRA_ENV,
-} from '../../../src/operator/resources.ts';
+} from '../../../src/records/resources.ts';
 import { type KubeObject, keyOf } from '../../../src/runtime/index.ts';
 import { eventually, uniqueName } from '../../harness/env.ts';
 import {

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentClassification, InfraEnv } from '../../../src/api/index.ts';
-import { AGENT_CLASSIFICATION } from '../../../src/operator/resources.ts';
+import { AGENT_CLASSIFICATION } from '../../../src/records/resources.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
 import { adminClient, call, createInfraEnv, inventory, waitForAgent } from './helpers.ts';

@@ -4,7 +4,7 @@
 // the end-to-end test's job.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, InfraEnv } from '../../../src/api/index.ts';
-import { AGENT } from '../../../src/operator/resources.ts';
+import { AGENT } from '../../../src/records/resources.ts';
 import { type Fleet, startFleet } from '../../../src/sim/index.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';

@@ -2,7 +2,7 @@
 // realistic inventory, and an InfraEnv with its pull secret.
 import { request } from 'undici';
 import type { Agent, InfraEnv } from '../../../src/api/index.ts';
-import { AGENT, INFRA_ENV, SECRET } from '../../../src/operator/resources.ts';
+import { AGENT, INFRA_ENV, SECRET } from '../../../src/records/resources.ts';
 import { KubeClient } from '../../../src/runtime/index.ts';
 import { adminKubeConfig, eventually } from '../../harness/env.ts';
 

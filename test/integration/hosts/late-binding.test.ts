@@ -11,7 +11,7 @@ import {
   CLUSTER_DEPLOYMENT,
   CLUSTER_IMAGE_SET,
   SECRET,
-} from '../../../src/operator/resources.ts';
+} from '../../../src/records/resources.ts';
 import { type KubeObject, updateStatus } from '../../../src/runtime/index.ts';
 import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, InfraEnv } from '../../../src/api/index.ts';
 import { AGENT_FINALIZER, INFRAENV_LABEL } from '../../../src/api/index.ts';
-import { AGENT } from '../../../src/operator/resources.ts';
+import { AGENT } from '../../../src/records/resources.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
 import { patchIfUnchanged } from '../../harness/unchanged.ts';

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../../src/api/index.ts';
-import { AGENT } from '../../../src/operator/resources.ts';
+import { AGENT } from '../../../src/records/resources.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
 import { adminClient, call, createInfraEnv, inventory, waitForAgent } from './helpers.ts';

@@ -6,7 +6,7 @@
 // plane. These tests add one OS image entry for arm64 (an architecture the other suites do not
 // use, so their InfraEnvs' "latest image" does not change) and remove it afterwards.
 import type { AgentServiceConfig, InfraEnv } from '../../../src/api/index.ts';
-import { AGENT_SERVICE_CONFIG } from '../../../src/operator/resources.ts';
+import { AGENT_SERVICE_CONFIG } from '../../../src/records/resources.ts';
 import { isAlreadyExists, isConflict, isNotFound, type KubeClient } from '../../../src/runtime/index.ts';
 
 export const TEST_ARCH = 'arm64';

@@ -17,7 +17,7 @@ import {
   INFRA_ENV,
   NMSTATE_CONFIG,
   SECRET,
-} from '../../../src/operator/resources.ts';
+} from '../../../src/records/resources.ts';
 import type { KubeClient, KubeObject } from '../../../src/runtime/index.ts';
 import { readNewc } from '../../../src/server/image/cpio.ts';
 import { parseDiscoveryIgnition } from '../../../src/sim/boot.ts';

@@ -14,7 +14,7 @@ import {
   INFRA_ENV,
   INGRESS,
   SERVICE,
-} from '../../../src/operator/resources.ts';
+} from '../../../src/records/resources.ts';
 import { KubeClient, type KubeObject } from '../../../src/runtime/index.ts';
 import { adminKubeConfig, eventually, newNamespace, uniqueName } from '../../harness/env.ts';
 import { buildTestIso } from '../../harness/iso.ts';

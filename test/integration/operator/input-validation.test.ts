@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InfraEnv } from '../../../src/api/index.ts';
-import { AGENT, INFRA_ENV } from '../../../src/operator/resources.ts';
+import { AGENT, INFRA_ENV } from '../../../src/records/resources.ts';
 import { ApiError } from '../../../src/runtime/index.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '../../../src/api/index.ts';
 import { mintUserFromDir } from '../../../src/dev/controlplane.ts';
+import { OPERATOR_NAMESPACE, SERVICE_ACCOUNT_NAME } from '../../../src/rbac/rules.ts';
 import {
   AGENT,
   AGENT_CLUSTER_INSTALL,
@@ -17,8 +18,7 @@ import {
   CLUSTER_IMAGE_SET,
   INFRA_ENV,
   SECRET,
-} from '../../../src/operator/resources.ts';
-import { OPERATOR_NAMESPACE, SERVICE_ACCOUNT_NAME } from '../../../src/rbac/rules.ts';
+} from '../../../src/records/resources.ts';
 import { type ApiResource, KubeClient, type KubeObject } from '../../../src/runtime/index.ts';
 import { type Fleet, startFleet } from '../../../src/sim/index.ts';
 import { adminKubeConfig, eventually, newNamespace, uniqueName } from '../../harness/env.ts';

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { OperatorEvents } from '../../../src/controllers/events.ts';
-import type { OperatorContext } from '../../../src/operator/context.ts';
+import type { OperatorContext } from '../../../src/records/context.ts';
 
 function capturingContext(): { ctx: OperatorContext; lines: string[] } {
   const lines: string[] = [];

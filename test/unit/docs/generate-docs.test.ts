@@ -3,7 +3,7 @@ import { kindRows, renderApiReference } from '../../../hack/docs/api.ts';
 import { renderConditionsReference } from '../../../hack/docs/conditions.ts';
 import { renderConfiguration } from '../../../hack/docs/configuration.ts';
 import { agentClusterInstallKind, KINDS } from '../../../src/api/index.ts';
-import { operatorSettings } from '../../../src/operator/config.ts';
+import { operatorSettings } from '../../../src/records/config.ts';
 import { runtimeSettings } from '../../../src/runtime/config.ts';
 
 describe('generated docs', () => {

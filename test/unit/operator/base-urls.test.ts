@@ -11,8 +11,8 @@ import {
   type ServiceObject,
   ServiceUrlState,
   serviceAddress,
-} from '../../../src/operator/base-urls.ts';
-import { listenBaseUrl, loadOperatorConfig } from '../../../src/operator/config.ts';
+} from '../../../src/records/base-urls.ts';
+import { listenBaseUrl, loadOperatorConfig } from '../../../src/records/config.ts';
 
 const meta = { name: 'agent-install-operator-api', namespace: 'aio' };
 

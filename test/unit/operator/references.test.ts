@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { crossNamespaceReferences, crossNamespaceRefusal } from '../../../src/operator/references.ts';
+import { crossNamespaceReferences, crossNamespaceRefusal } from '../../../src/records/references.ts';
 
 const settings = (crossNamespaceReferences: 'webhook' | 'refuse' | 'allow' | undefined, webhookPort = 0) => ({
   crossNamespaceReferences,

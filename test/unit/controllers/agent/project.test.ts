@@ -6,7 +6,7 @@ import {
   projectAgentStatus,
   urlReissueAt,
 } from '../../../../src/controllers/agent/project.ts';
-import type { AgentHost } from '../../../../src/controllers/records/index.ts';
+import type { AgentHost } from '../../../../src/records/index.ts';
 import { LocalAuth, MemoryKeyStore } from '../../../../src/server/auth/index.ts';
 import { agent, CLUSTER_ID, HOST_ID, INFRA_ENV_ID, NOW } from './fixtures.ts';
 

@@ -9,18 +9,14 @@ import {
   type RefreshOutput,
   refreshAgent,
 } from '../../../../src/controllers/agent/refresh.ts';
-import {
-  type AgentCluster,
-  clusterFromResources,
-  hostToAgentStatus,
-} from '../../../../src/controllers/records/index.ts';
+import { type AgentCluster, clusterFromResources, hostToAgentStatus } from '../../../../src/records/index.ts';
 import {
   agentClusterInstall,
   clusterDeployment,
   clusterImageSet,
   PULL_SECRET,
   CLUSTER_ID as RECORDS_CLUSTER_ID,
-} from '../records/fixtures.ts';
+} from '../../records/fixtures.ts';
 import { agent, HOST_ID, inventory, NOW, refreshInput } from './fixtures.ts';
 
 /** The Agent after writing a refresh's status (what the next reconcile reads). */

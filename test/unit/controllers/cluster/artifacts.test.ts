@@ -23,7 +23,7 @@ import {
 } from '../../../../src/controllers/cluster/preparation.ts';
 import { tarArchive } from '../../../../src/controllers/cluster/tar.ts';
 import { BuiltinArtifactGenerator } from '../../../../src/core/artifacts/index.ts';
-import type { OperatorContext } from '../../../../src/operator/context.ts';
+import type { OperatorContext } from '../../../../src/records/context.ts';
 import { NOW, readySno } from './fixtures.ts';
 
 let dataDir: string;

@@ -1,7 +1,7 @@
 // Cluster and host records for the cluster controller's unit tests.
 
-import type { AgentCluster, AgentHost } from '../../../../src/controllers/records/index.ts';
 import type { Cluster, Host } from '../../../../src/core/model.ts';
+import type { AgentCluster, AgentHost } from '../../../../src/records/index.ts';
 import { makeCluster, makeHost, NOW } from '../../core/statemachine/fixtures.ts';
 
 export { NOW };

@@ -14,9 +14,9 @@ import {
   cdByPullSecret,
   isAgentInstallRef,
 } from '../../../../src/controllers/cluster/watches.ts';
-import type { OperatorContext } from '../../../../src/operator/context.ts';
+import type { OperatorContext } from '../../../../src/records/context.ts';
 import { LocalAuth, MemoryKeyStore } from '../../../../src/server/auth/index.ts';
-import { agentClusterInstall, clusterDeployment } from '../records/fixtures.ts';
+import { agentClusterInstall, clusterDeployment } from '../../records/fixtures.ts';
 import { agentHost, NOW, readySno } from './fixtures.ts';
 
 describe('hostDiff', () => {

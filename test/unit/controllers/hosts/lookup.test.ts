@@ -7,7 +7,7 @@ import {
   forgetUnknownHost,
   UNKNOWN_HOST_TTL_MS,
 } from '../../../../src/controllers/hosts/lookup.ts';
-import type { OperatorContext } from '../../../../src/operator/context.ts';
+import type { OperatorContext } from '../../../../src/records/context.ts';
 
 const IE_ID = '11111111-1111-4111-8111-111111111111';
 const HOST = '55555555-5555-4555-8555-555555555555';

@@ -21,9 +21,9 @@ import {
   pxeInitrdUrl,
   withoutToken,
 } from '../../../../src/controllers/infraenv/urls.ts';
-import { infraEnvToRecord } from '../../../../src/controllers/records/index.ts';
+import { infraEnvToRecord } from '../../../../src/records/index.ts';
 import { MODE_DIRECTORY, MODE_SYMLINK, readNewc } from '../../../../src/server/image/cpio.ts';
-import { INFRA_ENV_ID, infraEnv, nmStateConfig, PULL_SECRET } from '../records/fixtures.ts';
+import { INFRA_ENV_ID, infraEnv, nmStateConfig, PULL_SECRET } from '../../records/fixtures.ts';
 
 const OS = {
   openshiftVersion: '4.19',

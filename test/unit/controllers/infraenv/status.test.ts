@@ -6,7 +6,7 @@ import {
   type StatusEnv,
 } from '../../../../src/controllers/infraenv/status.ts';
 import { LocalAuth, MemoryKeyStore, peekClaims } from '../../../../src/server/auth/index.ts';
-import { INFRA_ENV_ID, infraEnv, NOW } from '../records/fixtures.ts';
+import { INFRA_ENV_ID, infraEnv, NOW } from '../../records/fixtures.ts';
 
 const URLS = { serviceBaseUrl: 'https://api.example.com', imageServiceBaseUrl: 'https://images.example.com' };
 const HOUR = 3600_000;

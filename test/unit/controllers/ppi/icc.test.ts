@@ -5,7 +5,7 @@ import type { InfraEnv } from '../../../../src/api/index.ts';
 import { IccSecret, parseIccData } from '../../../../src/controllers/ppi/icc.ts';
 import { ironicAgentOptions, ironicSettingsOf } from '../../../../src/controllers/ppi/ironic.ts';
 import { ironicAgentImageFor } from '../../../../src/core/ignition/ironic.ts';
-import type { OperatorContext } from '../../../../src/operator/context.ts';
+import type { OperatorContext } from '../../../../src/records/context.ts';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const ICC_DATA = {

@@ -19,7 +19,7 @@ import {
   releaseComponentImage,
 } from '../../../../src/controllers/ppi/release-image.ts';
 import { ironicAgentImageFor } from '../../../../src/core/ignition/ironic.ts';
-import type { OperatorContext } from '../../../../src/operator/context.ts';
+import type { OperatorContext } from '../../../../src/records/context.ts';
 import { tarArchive, tarEntry } from '../../core/release/tar-helpers.ts';
 
 const REPO = 'ocp/release';

@@ -2,7 +2,7 @@
 // host state. Order of first appearance follows upstream's reconciler: SpecSynced, Connected,
 // RequirementsMet, Validated, Installed, Bound.
 
-import type { Host, HostStatus } from '../../core/model.ts';
+import type { Host, HostStatus } from '../core/model.ts';
 import type { ConditionValue } from './conditions.ts';
 import { hasValidations, sortedFailingValidationMessages } from './validation-messages.ts';
 

@@ -11,20 +11,20 @@ import {
   type AgentClusterInstallStatus,
   IGNORED_CLUSTER_VALIDATIONS_ANNOTATION,
   IGNORED_HOST_VALIDATIONS_ANNOTATION,
-} from '../../api/index.ts';
-import { userManifestProblem } from '../../core/artifacts/user-manifest.ts';
-import type { CidrEntry, Cluster, ClusterNetwork, PlatformType } from '../../core/model.ts';
-import { isDualStack } from '../../core/network/dual-stack.ts';
-import { validateNetworksInput } from '../../core/network/network-input.ts';
-import { resolvePlatform, resolvePlatformUpdate, validateSingleNode } from '../../core/network/platform.ts';
-import { validateVipsInput } from '../../core/network/vips.ts';
+} from '../api/index.ts';
+import { userManifestProblem } from '../core/artifacts/user-manifest.ts';
+import type { CidrEntry, Cluster, ClusterNetwork, PlatformType } from '../core/model.ts';
+import { isDualStack } from '../core/network/dual-stack.ts';
+import { validateNetworksInput } from '../core/network/network-input.ts';
+import { resolvePlatform, resolvePlatformUpdate, validateSingleNode } from '../core/network/platform.ts';
+import { validateVipsInput } from '../core/network/vips.ts';
 import {
   baseDomainError,
   clusterNameError,
   ntpSourcesError,
   proxyError,
   sshPublicKeyError,
-} from '../../core/validations/user-input.ts';
+} from '../core/validations/user-input.ts';
 import type { SpecSyncError } from './agent-conditions.ts';
 import {
   ignoredValidationsFromAnnotation,

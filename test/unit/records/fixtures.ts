@@ -8,9 +8,9 @@ import type {
   ClusterImageSet,
   InfraEnv,
   NMStateConfig,
-} from '../../../../src/api/index.ts';
-import type { AgentHost } from '../../../../src/controllers/records/index.ts';
-import type { Inventory } from '../../../../src/core/inventory.ts';
+} from '../../../src/api/index.ts';
+import type { Inventory } from '../../../src/core/inventory.ts';
+import type { AgentHost } from '../../../src/records/index.ts';
 
 export const NOW = new Date('2025-03-01T10:00:00.000Z');
 export const LATER = new Date('2025-03-01T11:30:00.000Z');

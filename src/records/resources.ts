@@ -103,7 +103,7 @@ export const ROUTE: ApiResource = {
   namespaced: true,
 };
 
-// Spoke kinds: reached only through a spoke client (src/operator/spoke.ts, the spoke's admin
+// Spoke kinds: reached only through a spoke client (src/records/spoke.ts, the spoke's admin
 // kubeconfig), never on the hub, so they need no hub RBAC. The spoke's BareMetalHosts use
 // BARE_METAL_HOST.
 export const NODE: ApiResource = {

@@ -2,16 +2,16 @@
 // cluster or an infra-env. The Agent reconciler, the ClusterDeployment reconciler and the REST
 // backend all build records through here, so they always agree.
 import type { AgentClusterInstall, ClusterDeployment, InfraEnv } from '../api/index.ts';
+import type { InfraEnv as InfraEnvRecord } from '../core/model.ts';
+import { keyOf, type LabelSelector, selectFromStore } from '../runtime/index.ts';
+import type { OperatorContext } from './context.ts';
 import {
   type ClusterFromResourcesResult,
   clusterFromResources,
   infraEnvToRecord,
   type ManifestsConfigMap,
   manifestsConfigMapNames,
-} from '../controllers/records/index.ts';
-import type { InfraEnv as InfraEnvRecord } from '../core/model.ts';
-import { keyOf, type LabelSelector, selectFromStore } from '../runtime/index.ts';
-import type { OperatorContext } from './context.ts';
+} from './index.ts';
 import { aciKeyOf } from './indexes.ts';
 import { readConfigMap, readSecret } from './referenced.ts';
 

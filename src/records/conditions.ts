@@ -8,7 +8,7 @@
 // Both keep conditions of other types where they are and append new types at the end, so
 // setting the same conditions twice yields a deep-equal list (this is what makes idle writes zero).
 
-import type { ClusterInstallCondition, Condition, ConditionStatus } from '../../api/index.ts';
+import type { ClusterInstallCondition, Condition, ConditionStatus } from '../api/index.ts';
 import { metaTime } from './time.ts';
 
 /** A condition as the controllers compute it, before timestamps. */

@@ -6,7 +6,7 @@ import {
   infraEnvToRecord,
   nmStateYaml,
   setImageCreatedCondition,
-} from '../../../../src/controllers/records/index.ts';
+} from '../../../src/records/index.ts';
 import { CLUSTER_ID, INFRA_ENV_ID, infraEnv, LATER, NOW, nmStateConfig, PULL_SECRET } from './fixtures.ts';
 
 describe('infraEnvToRecord', () => {

@@ -21,8 +21,8 @@ import type {
   InventoryCorrection,
   InventoryDiskExtra,
   InventoryExtra,
-} from '../../api/index.ts';
-import type { Disk, Gpu, Interface, Inventory } from '../../core/inventory.ts';
+} from '../api/index.ts';
+import type { Disk, Gpu, Interface, Inventory } from '../core/inventory.ts';
 
 type Json = Record<string, unknown>;
 

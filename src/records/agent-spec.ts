@@ -2,8 +2,8 @@
 // args, the ignition override and node labels. A value the backend would refuse is reported and
 // not applied: the host keeps the value last applied, which the Agent keeps in status.backend.
 
-import { validateIgnitionOverride } from '../../core/ignition/override.ts';
-import { labelKeyErrors, labelValueErrors } from '../../core/labels.ts';
+import { validateIgnitionOverride } from '../core/ignition/override.ts';
+import { labelKeyErrors, labelValueErrors } from '../core/labels.ts';
 
 /** coreos-installer flags a user may pass (kubeapi.md §1.1 installerArgs). */
 export const ALLOWED_INSTALLER_FLAGS = [

@@ -7,9 +7,9 @@ import type {
   AgentClusterInstallStatus,
   MonitoredOperatorStatus,
   ValidationsStatus,
-} from '../../api/index.ts';
-import type { HostStatus } from '../../core/model.ts';
-import { effectiveRole } from '../../core/statemachine/hostutil.ts';
+} from '../api/index.ts';
+import type { HostStatus } from '../core/model.ts';
+import { effectiveRole } from '../core/statemachine/hostutil.ts';
 import { aciConditionValues } from './aci-conditions.ts';
 import type { AgentHost } from './agent.ts';
 import type { SpecSyncError } from './agent-conditions.ts';

@@ -7,9 +7,9 @@
 
 import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
-import type { Condition, InfraEnv, NMStateConfig } from '../../api/index.ts';
-import { canonicalJson } from '../../core/ignition/encoding.ts';
-import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
+import type { Condition, InfraEnv, NMStateConfig } from '../api/index.ts';
+import { canonicalJson } from '../core/ignition/encoding.ts';
+import type { InfraEnv as InfraEnvRecord } from '../core/model.ts';
 import { type ConditionValue, setConditionsNoHeartbeat } from './conditions.ts';
 
 export const IMAGE_CREATED_CONDITION = 'ImageCreated';

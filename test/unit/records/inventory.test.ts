@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { agentStatusSchema } from '../../../../src/api/index.ts';
-import { inventoryFromStatus, inventoryToStatus } from '../../../../src/controllers/records/index.ts';
-import type { Inventory } from '../../../../src/core/inventory.ts';
+import { agentStatusSchema } from '../../../src/api/index.ts';
+import type { Inventory } from '../../../src/core/inventory.ts';
+import { inventoryFromStatus, inventoryToStatus } from '../../../src/records/index.ts';
 import { sampleInventory, viaJson } from './fixtures.ts';
 import { randomInventories } from './random-inventory.ts';
 

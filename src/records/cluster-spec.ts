@@ -5,11 +5,11 @@ import type {
   AgentClusterInstall,
   AgentClusterInstallSpec,
   PlatformType as ApiPlatformType,
-} from '../../api/index.ts';
-import type { Cluster, ClusterNetwork, PlatformType } from '../../core/model.ts';
-import { isIPv6 } from '../../core/network/cidr.ts';
-import { DEFAULT_CLUSTER_NETWORK, DEFAULT_SERVICE_NETWORK_CIDR } from '../../core/network/topology.ts';
-import { baseVersionAtLeast } from '../../core/version.ts';
+} from '../api/index.ts';
+import type { Cluster, ClusterNetwork, PlatformType } from '../core/model.ts';
+import { isIPv6 } from '../core/network/cidr.ts';
+import { DEFAULT_CLUSTER_NETWORK, DEFAULT_SERVICE_NETWORK_CIDR } from '../core/network/topology.ts';
+import { baseVersionAtLeast } from '../core/version.ts';
 
 const PLATFORM_TO_CORE: Record<string, PlatformType> = {
   BareMetal: 'baremetal',

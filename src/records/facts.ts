@@ -1,6 +1,6 @@
 // Frequent, low-value host facts kept in memory (docs/design/records.md): last check-in and the
 // results of periodic steps. They reach the API only through what they change.
-import type { HostRuntimeFacts } from '../controllers/records/index.ts';
+import type { HostRuntimeFacts } from './index.ts';
 
 export interface HostFactsEntry {
   facts: HostRuntimeFacts;

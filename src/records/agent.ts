@@ -11,7 +11,7 @@ import type {
   HostInventory,
   HostProgress,
   ValidationsStatus,
-} from '../../api/index.ts';
+} from '../api/index.ts';
 import {
   deviceFullName,
   diskMatchesPath,
@@ -19,9 +19,9 @@ import {
   findDiskByPath,
   REQUESTED_DISK_NOT_ELIGIBLE,
   resolveRequestedInstallationDisk,
-} from '../../core/hardware/installation-disk.ts';
-import { validateIgnitionOverride } from '../../core/ignition/override.ts';
-import type { Inventory } from '../../core/inventory.ts';
+} from '../core/hardware/installation-disk.ts';
+import { validateIgnitionOverride } from '../core/ignition/override.ts';
+import type { Inventory } from '../core/inventory.ts';
 import type {
   Host,
   HostProgressInfo,
@@ -30,8 +30,8 @@ import type {
   HostStatus,
   LogsState,
   ValidationsInfo,
-} from '../../core/model.ts';
-import { requestedHostnameError, requestedRoleError } from '../../core/validations/user-input.ts';
+} from '../core/model.ts';
+import { requestedHostnameError, requestedRoleError } from '../core/validations/user-input.ts';
 import { agentConditionValues, type SpecSyncError } from './agent-conditions.ts';
 import {
   appliedIgnitionOverride,

@@ -3,7 +3,7 @@ import {
   type Agent,
   type AgentClusterInstall,
   agentClusterInstallStatusSchema,
-} from '../../../../src/api/index.ts';
+} from '../../../src/api/index.ts';
 import {
   type AgentCluster,
   type ClusterResources,
@@ -12,7 +12,7 @@ import {
   hostToAgentStatus,
   isInstallationHeld,
   referenceMismatch,
-} from '../../../../src/controllers/records/index.ts';
+} from '../../../src/records/index.ts';
 import {
   agent,
   agentClusterInstall,

@@ -3,7 +3,7 @@ import {
   appliedIgnitionOverride,
   appliedInstallerArgs,
   appliedNodeLabels,
-} from '../../../../src/controllers/records/agent-spec.ts';
+} from '../../../src/records/agent-spec.ts';
 
 const VALID_IGNITION = '{"ignition":{"version":"3.2.0"}}';
 

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { HOST_STATES } from '../../../../src/api/index.ts';
-import {
-  AGENT_CONDITION,
-  agentConditionValues,
-  type ConditionValue,
-} from '../../../../src/controllers/records/index.ts';
-import type { HostStatus, ValidationsInfo } from '../../../../src/core/model.ts';
+import { HOST_STATES } from '../../../src/api/index.ts';
+import type { HostStatus, ValidationsInfo } from '../../../src/core/model.ts';
+import { AGENT_CONDITION, agentConditionValues, type ConditionValue } from '../../../src/records/index.ts';
 
 const VALIDATIONS: ValidationsInfo = {
   network: [

@@ -1,6 +1,6 @@
 // Deterministic random agent inventories for property tests.
 
-import type { Inventory } from '../../../../src/core/inventory.ts';
+import type { Inventory } from '../../../src/core/inventory.ts';
 
 /** mulberry32: a small deterministic PRNG. */
 function prng(seed: number): () => number {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { ClusterStatus, ValidationsInfo } from '../../../src/core/model.ts';
 import {
   type AciConditionInput,
   aciConditionValues,
   type ConditionValue,
-} from '../../../../src/controllers/records/index.ts';
-import type { ClusterStatus, ValidationsInfo } from '../../../../src/core/model.ts';
+} from '../../../src/records/index.ts';
 
 const CLUSTER_STATUSES: ClusterStatus[] = [
   'insufficient',

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type Agent, agentStatusSchema } from '../../../../src/api/index.ts';
+import { type Agent, agentStatusSchema } from '../../../src/api/index.ts';
 import {
   type AgentHost,
   agentSpecError,
   agentToHost,
   effectiveAgentRole,
   hostToAgentStatus,
-} from '../../../../src/controllers/records/index.ts';
+} from '../../../src/records/index.ts';
 import {
   agent,
   CLUSTER_ID,

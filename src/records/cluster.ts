@@ -20,7 +20,7 @@ import {
   type ClusterDeployment,
   type ClusterImageSet,
   HIVE_EXTENSIONS_GROUP,
-} from '../../api/index.ts';
+} from '../api/index.ts';
 import type {
   Cluster,
   ClusterKind,
@@ -28,12 +28,12 @@ import type {
   LastInstallationPreparation,
   MonitoredOperator,
   VipEntry,
-} from '../../core/model.ts';
-import { canonicalIp } from '../../core/network/cidr.ts';
-import { computePrimaryIpStack } from '../../core/network/dual-stack.ts';
-import { CLUSTER_INFO } from '../../core/statemachine/cluster-refresh-effects.ts';
-import { schedulableMastersForcedTrue } from '../../core/statemachine/monitor.ts';
-import { pullSecretProblem } from '../../core/validations/pull-secret.ts';
+} from '../core/model.ts';
+import { canonicalIp } from '../core/network/cidr.ts';
+import { computePrimaryIpStack } from '../core/network/dual-stack.ts';
+import { CLUSTER_INFO } from '../core/statemachine/cluster-refresh-effects.ts';
+import { schedulableMastersForcedTrue } from '../core/statemachine/monitor.ts';
+import { pullSecretProblem } from '../core/validations/pull-secret.ts';
 import { type AgentHost, agentToHost, type HostRuntimeFacts } from './agent.ts';
 import type { SpecSyncError } from './agent-conditions.ts';
 import { type ClusterSpecInputs, clusterSpecInputs } from './cluster-inputs.ts';

@@ -2,7 +2,7 @@
 // every backend cluster state. Order of first appearance: SpecSynced, RequirementsMet, Validated,
 // Completed, Failed, Stopped, LastInstallationPreparationFailed.
 
-import type { Cluster, Host } from '../../core/model.ts';
+import type { Cluster, Host } from '../core/model.ts';
 import { type SpecSyncError, specSyncedCondition } from './agent-conditions.ts';
 import type { ProvisionCounts } from './cluster-spec.ts';
 import type { ConditionValue } from './conditions.ts';

@@ -15,7 +15,7 @@ import {
   sameUrlTarget,
   setClusterInstallConditions,
   setConditionsNoHeartbeat,
-} from '../../../../src/controllers/records/index.ts';
+} from '../../../src/records/index.ts';
 import { LATER, NOW } from './fixtures.ts';
 
 const S = 'https://assisted.example.com/';

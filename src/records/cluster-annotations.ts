@@ -7,7 +7,7 @@ import {
   type IGNORED_CLUSTER_VALIDATIONS_ANNOTATION,
   type IGNORED_HOST_VALIDATIONS_ANNOTATION,
   INSTALL_CONFIG_OVERRIDES_ANNOTATION,
-} from '../../api/index.ts';
+} from '../api/index.ts';
 
 /** Go strconv.ParseBool: which strings read as true. */
 const GO_TRUE = ['1', 't', 'T', 'TRUE', 'true', 'True'];

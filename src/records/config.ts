@@ -280,7 +280,7 @@ export type OperatorSettings = {
   apiPort: number;
   webhookPort: number;
   webhookCertDir: string;
-  /** Unset: 'webhook' when webhookPort > 0, else 'refuse' (src/operator/references.ts). */
+  /** Unset: 'webhook' when webhookPort > 0, else 'refuse' (src/records/references.ts). */
   crossNamespaceReferences: 'webhook' | 'refuse' | 'allow' | undefined;
   dataDir: string;
   authKeysSecretName: string;

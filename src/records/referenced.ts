@@ -11,7 +11,16 @@ export interface DataObject extends KubeObject {
   type?: string;
 }
 
-async function consume(ctx: OperatorContext, kind: 'secret' | 'configmap', ns: string, name: string) {
+/**
+ * The referenced object from the cache, else read live; when it lacks the watch and backup labels,
+ * PATCHes them onto it (a write to the user's Secret or ConfigMap) so it is cached from now on.
+ */
+async function getAndLabelForWatch(
+  ctx: OperatorContext,
+  kind: 'secret' | 'configmap',
+  ns: string,
+  name: string,
+) {
   const informer = kind === 'secret' ? ctx.informers.secrets : ctx.informers.configMaps;
   const obj = (await informer.getOrFetch(ns, name)) as DataObject | undefined;
   if (!obj) return undefined;
@@ -24,24 +33,28 @@ async function consume(ctx: OperatorContext, kind: 'secret' | 'configmap', ns: s
   return obj;
 }
 
-/** The Secret's decoded data (base64 → utf8), or undefined when it does not exist. */
+/**
+ * The Secret's decoded data (base64 → utf8), or undefined when it does not exist. Labels the Secret
+ * for the watch on first read (see getAndLabelForWatch).
+ */
 export async function readSecret(
   ctx: OperatorContext,
   ns: string,
   name: string,
 ): Promise<Record<string, string> | undefined> {
-  const s = await consume(ctx, 'secret', ns, name);
+  const s = await getAndLabelForWatch(ctx, 'secret', ns, name);
   if (!s) return undefined;
   return Object.fromEntries(
     Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]),
   );
 }
 
+/** The ConfigMap's data, or undefined when it does not exist; labels it like readSecret. */
 export async function readConfigMap(
   ctx: OperatorContext,
   ns: string,
   name: string,
 ): Promise<Record<string, string> | undefined> {
-  const cm = await consume(ctx, 'configmap', ns, name);
+  const cm = await getAndLabelForWatch(ctx, 'configmap', ns, name);
   return cm ? (cm.data ?? {}) : undefined;
 }
