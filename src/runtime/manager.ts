@@ -119,6 +119,7 @@ export class Manager implements ControllerHost {
   private stopping: Promise<void> | undefined;
   private processHandlers: (() => void) | undefined;
   private livenessProbe: { at: number; result: Promise<CheckResult> } | undefined;
+  private readonly shutdownHooks: (() => Promise<void>)[] = [];
 
   constructor(opts: ManagerOptions) {
     this.opts = opts;
@@ -202,6 +203,14 @@ export class Manager implements ControllerHost {
    */
   existingInformer<T extends KubeObject = KubeObject>(resource: ApiResource): Informer<T> | undefined {
     return this.cache.existing<T>(resource);
+  }
+
+  /**
+   * Work a controller started outside its reconciles (a background job writing files): graceful
+   * shutdown awaits these hooks after the controllers stop, within the same grace period.
+   */
+  onShutdown(hook: () => Promise<void>): void {
+    this.shutdownHooks.push(hook);
   }
 
   add(registration: ControllerRegistration): void {
@@ -435,6 +444,17 @@ export class Manager implements ControllerHost {
     return this.livenessProbe.result;
   }
 
+  private async runShutdownHooks(graceMs: number): Promise<void> {
+    if (this.shutdownHooks.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((r) => {
+      timer = setTimeout(r, graceMs);
+    });
+    const hooks = Promise.allSettled(this.shutdownHooks.map((h) => h()));
+    await Promise.race([hooks, grace]);
+    clearTimeout(timer);
+  }
+
   private shutdown(cause: unknown): Promise<void> {
     this.stopping ??= (async () => {
       const lost = cause instanceof LeadershipLostError;
@@ -443,6 +463,7 @@ export class Manager implements ControllerHost {
       // Lost leadership: someone else may already lead, so do not wait for in-flight reconciles.
       const graceMs = lost ? 0 : (this.opts.gracefulShutdownTimeoutMs ?? 30_000);
       await Promise.all(this.entries.map((e) => e.registration.controller.stop(graceMs)));
+      await this.runShutdownHooks(graceMs);
       this.leading = false;
       await this.elector?.stop({ release: !lost });
       await this.cache.stop();

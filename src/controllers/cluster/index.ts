@@ -80,6 +80,7 @@ export function registerClusterControllers(
     startedAt: ctx.now().getTime(),
     enqueue: (key) => cdController?.enqueue(key),
   };
+  ctx.mgr.onShutdown(() => deps.jobs.drain());
   cdController = ctx.mgr
     .controller('clusterdeployment')
     .for(CLUSTER_DEPLOYMENT)

@@ -127,6 +127,8 @@ interface Job {
 /** Preparation jobs by cluster id; one attempt at a time per cluster. */
 export class PreparationJobs {
   private readonly jobs = new Map<string, Job>();
+  /** Jobs still writing: shutdown waits for them, so no file is written after the operator stops. */
+  private readonly running = new Set<Promise<void>>();
 
   /** 'running', the finished outcome, or undefined when no job exists for this attempt. */
   state(clusterId: string, attempt: string): 'running' | PreparationOutcome | undefined {
@@ -141,12 +143,19 @@ export class PreparationJobs {
     if (existing && existing.attempt === attempt) return;
     const job: Job = { attempt };
     this.jobs.set(clusterId, job);
-    void run()
+    const settled = run()
       .catch((err: unknown): PreparationOutcome => ({ ok: false, error: (err as Error).message }))
       .then((outcome) => {
         job.outcome = outcome;
         done();
-      });
+      })
+      .finally(() => this.running.delete(settled));
+    this.running.add(settled);
+  }
+
+  /** Resolves once every job started so far has settled (graceful shutdown). */
+  async drain(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
   /** Forgets the job (its outcome was recorded, or the attempt is over). */

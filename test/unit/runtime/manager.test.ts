@@ -96,6 +96,49 @@ describe('Manager', () => {
     expect(Date.now() - stoppedAt).toBeLessThan(5000);
   });
 
+  it('stop() waits for shutdown hooks (background work) and bounds them by the grace period', async () => {
+    const mgr = new Manager({
+      kubeConfig: kubeConfig(),
+      logger: pino({ level: 'silent' }),
+      metrics: new RuntimeMetrics(),
+      leaderElection: false,
+      gracefulShutdownTimeoutMs: 60_000,
+    });
+    let finish!: () => void;
+    const work = new Promise<void>((r) => {
+      finish = r;
+    });
+    let hookDone = false;
+    mgr.onShutdown(async () => {
+      await work;
+      hookDone = true;
+    });
+    const running = mgr.start();
+    let stopped = false;
+    const stopping = mgr.stop().then(() => {
+      stopped = true;
+    });
+    // stop() is still waiting: the hook's work has not finished.
+    await new Promise((r) => setImmediate(r));
+    expect(stopped).toBe(false);
+    finish();
+    await stopping;
+    await running;
+    expect(hookDone).toBe(true);
+
+    const bounded = new Manager({
+      kubeConfig: kubeConfig(),
+      logger: pino({ level: 'silent' }),
+      metrics: new RuntimeMetrics(),
+      leaderElection: false,
+      gracefulShutdownTimeoutMs: 50,
+    });
+    bounded.onShutdown(() => new Promise<void>(() => undefined));
+    const boundedRun = bounded.start();
+    await bounded.stop();
+    await boundedRun;
+  });
+
   it('the informer for a kind is shared between controllers and reconcilers', () => {
     const mgr = new Manager({
       kubeConfig: kubeConfig(),

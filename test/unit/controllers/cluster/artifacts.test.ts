@@ -148,6 +148,35 @@ describe('PreparationJobs', () => {
     expect(jobs.state('c1', 'a1')).toBeUndefined();
   });
 
+  it('drain() resolves only after every running job has settled', async () => {
+    const jobs = new PreparationJobs();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let finished = false;
+    jobs.start(
+      'c1',
+      'a',
+      async () => {
+        await gate;
+        finished = true;
+        return { ok: true as const, openshiftClusterId: 'x' };
+      },
+      () => undefined,
+    );
+    let drained = false;
+    const draining = jobs.drain().then(() => {
+      drained = true;
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(drained).toBe(false);
+    release();
+    await draining;
+    expect(finished).toBe(true);
+    await jobs.drain();
+  });
+
   it('turns a rejected job into a failed outcome', async () => {
     const jobs = new PreparationJobs();
     await new Promise<void>((resolve) =>
