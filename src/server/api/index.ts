@@ -18,7 +18,7 @@ export {
   sendJson,
   sendMiddlewareError,
 } from './http-io.ts';
-export { findFilePart, MultipartError, MultipartReader, multipartBoundary } from './multipart.ts';
+export { findFilePart, MultipartError, multipartBoundary } from './multipart.ts';
 export { isUuid, QueryReader } from './query.ts';
 export { type RawHandler, type RouteMatch, type RouteParams, Router } from './router.ts';
 export { ALL_API_ROUTES, type ApiServer, type ApiServerOptions, createApiServer } from './server.ts';
