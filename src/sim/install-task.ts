@@ -213,7 +213,7 @@ export async function uploadLogs(
   const { body, contentType } = multipartFile(
     'upfile',
     `${logsType}-logs.tar.gz`,
-    hostLogsTarGz(ctx.hostId, ctx.name, logsType),
+    await hostLogsTarGz(ctx.hostId, ctx.name, logsType),
   );
   await ctx.client.call({
     op: 'V2UploadLogs',

@@ -41,6 +41,7 @@ import {
   HOST_INSTALL_STATES,
   type LocalAuth,
 } from '../../server/auth/index.ts';
+import { type TarFileEntry, tarStream, tarStreamSize } from '../../util/tar.ts';
 import { operatorEventsFor } from '../events.ts';
 import {
   clusterFileExists,
@@ -52,7 +53,6 @@ import {
 } from './artifacts-store.ts';
 import { mergeIngressCa } from './kubeconfig.ts';
 import { setClusterUrlAuth } from './status.ts';
-import { type TarFileEntry, tarStream, tarStreamSize } from './tar.ts';
 
 export interface ClusterBackendDeps {
   auth: LocalAuth;

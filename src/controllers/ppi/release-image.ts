@@ -35,7 +35,6 @@ import {
   parseManifest,
   registryApiHost,
   registryAuth,
-  TarScanner,
   tokenUrl,
 } from '../../core/release/registry.ts';
 import type { OperatorContext } from '../../records/context.ts';
@@ -43,6 +42,7 @@ import { releaseFromImageTag } from '../../records/release.ts';
 import { CLUSTER_VERSION } from '../../records/resources.ts';
 import { pullSecretOf } from '../../records/views.ts';
 import { Discovery, type KubeObject } from '../../runtime/index.ts';
+import { fileInTar } from '../../util/tar.ts';
 
 export interface RegistryOptions {
   dispatcher?: Dispatcher;
@@ -164,15 +164,9 @@ class RepoReader {
   async fileInLayer(layer: Descriptor, path: string): Promise<string | undefined> {
     const res = await this.get(`blobs/${layer.digest}`);
     const gunzip = createGunzip();
-    const scanner = new TarScanner(path);
     res.body.pipe(gunzip);
     try {
-      for await (const chunk of gunzip) {
-        const found = scanner.push(chunk as Buffer);
-        if (found) return found.toString('utf8');
-        if (scanner.done) return undefined;
-      }
-      return undefined;
+      return (await fileInTar(gunzip, path))?.toString('utf8');
     } finally {
       res.body.unpipe(gunzip);
       gunzip.destroy();

@@ -14,7 +14,6 @@ import { promisify } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, AgentClusterInstall, InfraEnv } from '../../../src/api/index.ts';
-import { tarArchive } from '../../../src/controllers/cluster/tar.ts';
 import { freePort } from '../../../src/dev/ports.ts';
 import {
   AGENT_CLUSTER_INSTALL,
@@ -22,6 +21,7 @@ import {
   CLUSTER_IMAGE_SET,
 } from '../../../src/records/resources.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
+import { tarArchive } from '../../../src/util/tar.ts';
 import { eventually, kubeconfigPath, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
 import { adminClient, call, createInfraEnv, inventory, waitForAgent } from '../hosts/helpers.ts';
@@ -95,8 +95,8 @@ async function createCluster(namespace: string): Promise<KubeObject> {
 }
 
 /** A gzip'd tar with one file, as logs_sender and the controller upload. */
-function logsArchive(file: string, text: string): Buffer {
-  return gzipSync(tarArchive([{ name: file, content: Buffer.from(text), mtime: new Date(0) }]));
+async function logsArchive(file: string, text: string): Promise<Buffer> {
+  return gzipSync(await tarArchive([{ name: file, content: Buffer.from(text), mtime: new Date(0) }]));
 }
 
 /** POST …/clusters/<id>/logs as multipart/form-data with the archive in `upfile`. */
@@ -181,7 +181,7 @@ describe('agent-install logs', () => {
       },
     );
 
-    const hostArchive = logsArchive('agent.logs', 'host journal: discovery agent started\n');
+    const hostArchive = await logsArchive('agent.logs', 'host journal: discovery agent started\n');
     const hostUpload = await upload(
       `logs_type=host&infra_env_id=${ie.metadata.uid}&host_id=${hostId}`,
       infraEnvToken,
@@ -190,7 +190,7 @@ describe('agent-install logs', () => {
     expect(hostUpload.status, await hostUpload.text()).toBe(204);
     // The in-cluster controller speaks for the cluster.
     const clusterToken = op.server.auth.issueAgentToken({ kind: 'cluster', id: cdUid });
-    const controllerArchive = logsArchive(
+    const controllerArchive = await logsArchive(
       'assisted-installer-controller.logs',
       'controller: all operators available\n',
     );

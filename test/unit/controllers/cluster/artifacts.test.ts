@@ -21,7 +21,6 @@ import {
   prepareInstallArtifacts,
   selectArtifactGenerator,
 } from '../../../../src/controllers/cluster/preparation.ts';
-import { tarArchive } from '../../../../src/controllers/cluster/tar.ts';
 import { BuiltinArtifactGenerator } from '../../../../src/core/artifacts/index.ts';
 import type { OperatorContext } from '../../../../src/records/context.ts';
 import { NOW, readySno } from './fixtures.ts';
@@ -199,25 +198,5 @@ describe('mergeIngressCa', () => {
 
   it('refuses a kubeconfig without clusters', () => {
     expect(() => mergeIngressCa('apiVersion: v1\nkind: Config\n', 'X')).toThrow('no clusters');
-  });
-});
-
-describe('tarArchive', () => {
-  it('writes ustar headers, padded contents and the end blocks', () => {
-    const tar = tarArchive([
-      { name: 'h1.tar.gz', content: Buffer.from('hello'), mtime: new Date(1_000_000) },
-      { name: 'controller_logs.tar.gz', content: Buffer.alloc(600, 1) },
-    ]);
-    expect(tar.length).toBe(512 + 512 + 512 + 1024 + 1024);
-    expect(tar.subarray(0, 9).toString()).toBe('h1.tar.gz');
-    expect(tar.subarray(257, 262).toString()).toBe('ustar');
-    expect(Number.parseInt(tar.subarray(124, 135).toString(), 8)).toBe(5);
-    expect(tar.subarray(512, 517).toString()).toBe('hello');
-    // The checksum covers the header with its own field as spaces.
-    const header = Buffer.from(tar.subarray(0, 512));
-    const stored = Number.parseInt(header.subarray(148, 154).toString(), 8);
-    header.fill(' ', 148, 156);
-    expect(header.reduce((a, b) => a + b, 0)).toBe(stored);
-    expect(tar.subarray(tar.length - 1024).every((b) => b === 0)).toBe(true);
   });
 });

@@ -1,9 +1,8 @@
 // Pure parts of the hub release lookup (kubeapi.md §3.7.1 step 3): image references, architecture
-// names, manifests, image-references JSON, auth challenges, credentials and the tar reader.
+// names, manifests, image-references JSON, auth challenges and credentials.
 import { describe, expect, it } from 'vitest';
 import {
   componentImage,
-  IMAGE_REFERENCES_PATH,
   layersNewestFirst,
   manifestForArch,
   ociArchitecture,
@@ -11,10 +10,8 @@ import {
   parseImageRef,
   parseManifest,
   registryAuth,
-  TarScanner,
   tokenUrl,
 } from '../../../../src/core/release/registry.ts';
-import { paxEntry, tarArchive, tarEntry } from './tar-helpers.ts';
 
 const DIGEST = `sha256:${'a'.repeat(64)}`;
 
@@ -146,53 +143,5 @@ describe('auth', () => {
     expect(registryAuth(cfg, 'reg.example:5000')).toBe(Buffer.from('u:p').toString('base64'));
     expect(registryAuth(cfg, 'other.io')).toBeUndefined();
     expect(registryAuth('garbage', 'quay.io')).toBeUndefined();
-  });
-});
-
-describe('TarScanner', () => {
-  const content = '{"spec":{"tags":[]}}';
-  const archive = tarArchive(
-    tarEntry('release-manifests/', '', '5'),
-    tarEntry('release-manifests/other', 'x'.repeat(700)),
-    tarEntry(IMAGE_REFERENCES_PATH, content),
-    tarEntry('after', 'y'),
-  );
-  it('finds the file when fed whole', () => {
-    expect(new TarScanner(IMAGE_REFERENCES_PATH).push(archive)?.toString()).toBe(content);
-  });
-  it('finds the file when fed in odd-sized chunks', () => {
-    for (const size of [1, 7, 511, 513, 1000]) {
-      const s = new TarScanner(IMAGE_REFERENCES_PATH);
-      let found: Buffer | undefined;
-      for (let i = 0; i < archive.length && !found; i += size) found = s.push(archive.subarray(i, i + size));
-      expect(found?.toString(), `chunk ${size}`).toBe(content);
-    }
-  });
-  it('accepts ./ prefixes, pax and GNU long names', () => {
-    expect(
-      new TarScanner(IMAGE_REFERENCES_PATH)
-        .push(tarArchive(tarEntry(`./${IMAGE_REFERENCES_PATH}`, 'a')))
-        ?.toString(),
-    ).toBe('a');
-    expect(
-      new TarScanner(IMAGE_REFERENCES_PATH)
-        .push(tarArchive(paxEntry(IMAGE_REFERENCES_PATH), tarEntry('short', 'b')))
-        ?.toString(),
-    ).toBe('b');
-    expect(
-      new TarScanner(IMAGE_REFERENCES_PATH)
-        .push(
-          tarArchive(tarEntry('././@LongLink', `${IMAGE_REFERENCES_PATH}\0`, 'L'), tarEntry('trunc', 'c')),
-        )
-        ?.toString(),
-    ).toBe('c');
-  });
-  it('reports the end of an archive without the file', () => {
-    const s = new TarScanner(IMAGE_REFERENCES_PATH);
-    expect(s.push(tarArchive(tarEntry('a', 'b')))).toBeUndefined();
-    expect(s.done).toBe(true);
-    const junk = new TarScanner(IMAGE_REFERENCES_PATH);
-    expect(junk.push(Buffer.alloc(600, 0x41))).toBeUndefined();
-    expect(junk.done).toBe(true);
   });
 });
