@@ -4,7 +4,14 @@
 // restarted simulator re-registers the same hosts.
 
 import type { Disk, Interface, Inventory, Route } from '../core/inventory.ts';
-import { addressAt, type Cidr, cidrSize, formatCidr, formatIp, parseCidr } from './netaddr.ts';
+import {
+  addressAt,
+  type Cidr,
+  cidrSize,
+  networkAddress,
+  normalizeCidr,
+  parseCidr,
+} from '../core/network/cidr.ts';
 import { hashString, md5Uuid } from './prng.ts';
 
 export const PROFILE_NAMES = ['sno', 'master', 'worker', 'undersized', 'multi-nic', 'multi-disk'] as const;
@@ -181,14 +188,14 @@ function mac(seedByte: number, index: number, nic: number): string {
 /** How many hosts fit in a machine network with the given offset (excludes broadcast for IPv4). */
 export function machineNetworkCapacity(cidr: string, firstHostOffset = 10): number {
   const c = parseCidr(cidr);
-  const size = cidrSize(c) - BigInt(firstHostOffset) - (c.family === 4 ? 1n : 0n);
+  const size = cidrSize(c) - BigInt(firstHostOffset) - (c.family === 'ipv4' ? 1n : 0n);
   return size > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Math.max(0, Number(size));
 }
 
 function hostAddress(cidr: Cidr, offset: number, what: string): string {
-  if (BigInt(offset) >= cidrSize(cidr) - (cidr.family === 4 ? 1n : 0n)) {
+  if (BigInt(offset) >= cidrSize(cidr) - (cidr.family === 'ipv4' ? 1n : 0n)) {
     throw new Error(
-      `${what} ${formatCidr(cidr)} is too small for host offset ${offset}; use a larger network`,
+      `${what} ${normalizeCidr(cidr)} is too small for host offset ${offset}; use a larger network`,
     );
   }
   return addressAt(cidr, offset);
@@ -304,13 +311,13 @@ export function simulatedMachine(
         nicSpec.network === 'machine' ? 'machine network' : 'secondary network',
       );
       addresses.push({ nic: nicSpec.name, mac: nicMac, ip, cidr: net });
-      (net.family === 4 ? v4 : v6).push(`${ip}/${net.prefix}`);
-      const family = net.family === 4 ? 2 : 10;
+      (net.family === 'ipv4' ? v4 : v6).push(`${ip}/${net.prefix}`);
+      const family = net.family === 'ipv4' ? 2 : 10;
       const metric = nicSpec.network === 'machine' ? 100 : 101;
       if (nicSpec.network === 'machine') {
         const gateway = addressAt(net, 1);
         routes.push({
-          destination: net.family === 4 ? '0.0.0.0' : '::',
+          destination: net.family === 'ipv4' ? '0.0.0.0' : '::',
           family,
           gateway,
           interface: nicSpec.name,
@@ -318,7 +325,7 @@ export function simulatedMachine(
         });
       }
       routes.push({
-        destination: formatIp(net.family, net.network),
+        destination: networkAddress(net),
         family,
         interface: nicSpec.name,
         metric,

@@ -3,7 +3,15 @@
 // machine's profile and the simulated network instead of probing hardware.
 
 import type { Disk } from '../core/inventory.ts';
-import { addressAt, type Cidr, cidrContains, cidrSize, parseCidr, parseIp } from './netaddr.ts';
+import {
+  addressAt,
+  type Cidr,
+  cidrContains,
+  cidrSize,
+  type IpFamily,
+  parseCidr,
+  tryParseIp,
+} from '../core/network/cidr.ts';
 import type { SimNetwork } from './network.ts';
 import { hashString } from './prng.ts';
 import type { SimulatedMachine } from './profiles.ts';
@@ -144,8 +152,8 @@ function connectivity(step: Step, host: StepHost) {
     nics?: { name?: string; mac?: string; ip_addresses?: string[] | null }[] | null;
   };
   const remotes = jsonArg<Remote[]>(step, { array: true });
-  const defaultNic = (family: 4 | 6) =>
-    (host.machine.inventory.routes ?? []).find((r) => r.family === (family === 4 ? 2 : 10) && r.gateway)
+  const defaultNic = (family: IpFamily) =>
+    (host.machine.inventory.routes ?? []).find((r) => r.family === (family === 'ipv4' ? 2 : 10) && r.gateway)
       ?.interface;
   return {
     remote_hosts: remotes.map((remote) => {
@@ -154,7 +162,7 @@ function connectivity(step: Step, host: StepHost) {
       const mtu: Record<string, unknown>[] = [];
       for (const nic of remote.nics ?? []) {
         for (const ip of nic.ip_addresses ?? []) {
-          const parsed = parseIp(ip);
+          const parsed = tryParseIp(ip);
           if (!parsed) continue;
           const local = localAddressFor(host.machine, ip);
           const probe = host.network.probe(ip);
@@ -193,7 +201,7 @@ function connectivity(step: Step, host: StepHost) {
 /** The hosts an nmap ARP scan of `cidr` would not find (IPv4, at most 4096 addresses). */
 function freeAddresses(cidrText: string, host: StepHost): string[] {
   const cidr = parseCidr(cidrText);
-  if (cidr.family !== 4) throw new ArgsError(`free addresses: ${cidrText} is not an IPv4 network`);
+  if (cidr.family !== 'ipv4') throw new ArgsError(`free addresses: ${cidrText} is not an IPv4 network`);
   const size = cidrSize(cidr);
   if (size > 4096n) throw new ArgsError(`free addresses: ${cidrText} is too large to scan`);
   const free: string[] = [];
@@ -301,7 +309,7 @@ function diskSpeed(step: Step, host: StepHost): StepOutcome {
 function dhcpLease(step: Step, host: StepHost) {
   const req = jsonArg<{ interface?: string; api_vip_mac?: string; ingress_vip_mac?: string }>(step);
   required(req, ['interface', 'api_vip_mac', 'ingress_vip_mac'], 'dhcp_allocation_request');
-  const local = host.machine.addresses.find((a) => a.nic === req.interface && a.cidr.family === 4);
+  const local = host.machine.addresses.find((a) => a.nic === req.interface && a.cidr.family === 'ipv4');
   if (!local) return { exitCode: -1, output: '', error: `interface ${req.interface} has no IPv4 address` };
   // The simulated DHCP server hands out fixed addresses near the end of the range.
   const top = cidrSize(local.cidr);

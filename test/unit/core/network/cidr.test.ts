@@ -156,6 +156,14 @@ describe('addresses', () => {
     expect(broadcastAddress(cidr)).toBe(bcast);
     expect(cidrSize(cidr)).toBe(size);
   });
+  it('prints IPv6 the RFC 5952 way, as the agent does (the simulator relies on it)', () => {
+    expect(canonicalIp('2001:db8:0:0:0:0:2:1')).toBe('2001:db8::2:1');
+    expect(canonicalIp('2001:db8:0:0:1:0:0:1')).toBe('2001:db8::1:0:0:1');
+    expect(canonicalIp('0:0:0:0:0:0:0:0')).toBe('::');
+    expect(addressAt('192.168.111.77/24', 10)).toBe('192.168.111.10');
+    expect(addressAt('fd00::/64', 255)).toBe('fd00::ff');
+  });
+
   it('addressAt / isNetworkCidr / canonicalIp', () => {
     expect(addressAt('10.0.0.0/24', 5)).toBe('10.0.0.5');
     expect(addressAt('2001:db8::/64', 16n)).toBe('2001:db8::10');
