@@ -56,7 +56,10 @@ export default defineConfig({
       // fails `make coverage` in CI; raise them as tests are added, never lower them to pass.
       // src/runtime: measured on the unit project only (its integration tests are not counted);
       // 2026-11-25: lines 85.3, branches 70.7, functions 78.3, statements 82.0.
+      // src/core: measured on the unit project; 2026-11-26: lines 97.6, branches 90.9,
+      // functions 96.8, statements 96.4.
       thresholds: {
+        'src/core/**/*.ts': { lines: 96, branches: 89, functions: 95, statements: 95 },
         'src/runtime/**/*.ts': { lines: 84, branches: 69, functions: 77, statements: 81 },
       },
     },
