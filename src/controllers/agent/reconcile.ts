@@ -33,7 +33,7 @@ import { projectAgentStatus, urlReissueAt } from './project.ts';
 import { referencedFacts } from './references.ts';
 import { type CurrentCluster, type DesiredCluster, type RefreshOutput, refreshAgent } from './refresh.ts';
 import { restoreFromAnnotations } from './restore.ts';
-import { deletionSpokeCleanup, reclaimOnUnbind, spokeStep } from './spoke-step.ts';
+import { deletionSpokeCleanup, reclaimOnUnbind, type SpokeStep, spokeStep } from './spoke-step.ts';
 import { nextTimedChangeMs } from './timing.ts';
 
 /** Upstream requeues Agent backend errors after 10 s (§3.10). */
@@ -174,6 +174,238 @@ function inventoryNotStored(
   });
 }
 
+/** One reconcile's view of the Agent's host: read once, then refreshed on whichever Agent is written. */
+interface HostRefresh {
+  gathered: Awaited<ReturnType<typeof gather>>;
+  now: Date;
+  warm: boolean;
+  autoApprove: boolean;
+  smOptions: HostMemory['smOptions'];
+  /** A snapshot: replies keep arriving while this reconcile writes. */
+  factsBefore: HostRuntimeFacts;
+  pending: ReturnType<HostMemory['inbox']['peek']>;
+  /** What the refresh applies from the inbox (an inventory too large to store is dropped from it). */
+  pendingUpdate: PendingUpdate | undefined;
+  /** Set once the reclaim objects are on the spoke: the unbind is then a ReclaimHost. */
+  reclaim: boolean;
+  refresh(agent: Agent): RefreshOutput;
+}
+
+type PendingUpdate = NonNullable<HostRefresh['pending']>['update'];
+
+function planRefresh(
+  ctx: OperatorContext,
+  memory: HostMemory,
+  gathered: HostRefresh['gathered'],
+): HostRefresh {
+  const now = ctx.now();
+  const pending = memory.inbox.peek(gathered.name);
+  const validationConfig = {
+    maxHostDisconnectionMs: memory.smOptions.hostMaxDisconnectionMs,
+    agentDockerImage: ctx.settings.agentImage,
+  };
+  const desiredId = gathered.desired.kind === 'cluster' ? gathered.desired.clusterId : undefined;
+  const plan: HostRefresh = {
+    gathered,
+    now,
+    warm: memory.warmUp.isWarm(gathered.name, now.getTime()),
+    autoApprove: gathered.infraEnv?.spec.agentApproval?.autoApprove === true,
+    smOptions: memory.smOptions,
+    factsBefore: { ...hostFacts(ctx, memory, gathered.name) },
+    pending,
+    pendingUpdate: pending?.update,
+    reclaim: false,
+    refresh: (agent) =>
+      refreshAgent({
+        ...(plan.reclaim ? { reclaim: true } : {}),
+        // An Agent restored from a backup without status gets it back from its annotations.
+        agent: restoreFromAnnotations(agent, desiredId) ?? agent,
+        facts: { ...plan.factsBefore, ...gathered.referenced.facts },
+        ...(gathered.referenced.error ? { referenceError: gathered.referenced.error } : {}),
+        ...(plan.pendingUpdate ? { pending: plan.pendingUpdate } : {}),
+        desired: gathered.desired,
+        current: gathered.current,
+        ...(gathered.infraEnvRecord ? { infraEnv: gathered.infraEnvRecord } : {}),
+        now,
+        warm: plan.warm,
+        options: memory.smOptions,
+        validationConfig,
+        fitness: (cluster) => roleFitness(cluster, gathered.infraEnvRecord, now, validationConfig),
+      }),
+  };
+  return plan;
+}
+
+/** The refresh of the cached Agent, auto-approved in memory, redone as a reclaim when the spoke allows. */
+async function refreshHost(
+  ctx: OperatorContext,
+  rctx: ReconcileContext,
+  plan: HostRefresh,
+  cached: Agent,
+): Promise<RefreshOutput> {
+  // Auto-approval changes the spec the conditions are computed from: apply it first, in memory.
+  const intended: Agent =
+    plan.autoApprove && cached.spec.approved !== true
+      ? { ...cached, spec: { ...cached.spec, approved: true } }
+      : cached;
+  let first = plan.refresh(intended);
+  const reclaimCtx = { ctx, log: rctx.log, auth: plan.gathered.auth };
+  if (first.unbound && (await reclaimOnUnbind(reclaimCtx, cached, first, plan.gathered.current))) {
+    plan.reclaim = true;
+    first = plan.refresh(intended);
+  }
+  if (first.skipped) rctx.log.debug({ reason: first.skipped }, 'host refresh skipped');
+  return first;
+}
+
+/** Spoke work (day 2 after the reboot, the old Node after an unbind): its results join the write. */
+async function spokePhase(
+  ctx: OperatorContext,
+  rctx: ReconcileContext,
+  plan: HostRefresh,
+  cached: Agent,
+  first: RefreshOutput,
+): Promise<SpokeStep> {
+  const { desired, current } = plan.gathered;
+  const boundId = first.host.cluster_id;
+  const boundCluster =
+    desired.kind === 'cluster' && desired.clusterId === boundId
+      ? desired.cluster
+      : current.cluster?.id === boundId
+        ? current.cluster
+        : undefined;
+  const deps = {
+    ctx,
+    log: rctx.log,
+    now: plan.now,
+    smOptions: plan.smOptions,
+    approveCsrsRequeueMs: ctx.settings.approveCsrsRequeueMs,
+  };
+  return spokeStep(deps, cached, first, boundCluster);
+}
+
+/** The labels and annotations the host implies; a conflict means the cache is behind (requeue). */
+async function writeMetadata(
+  ctx: OperatorContext,
+  plan: HostRefresh,
+  cached: Agent,
+  out: RefreshOutput,
+): Promise<{ agent: Agent; patched: boolean } | { requeueAfter: number }> {
+  const boundCd = out.host.cluster_id ? ctx.clusterDeploymentById(out.host.cluster_id) : undefined;
+  const patch = agentMetadataPatch({
+    agent: cached,
+    host: out.host,
+    infraEnv: plan.gathered.infraEnv,
+    clusterDeploymentNamespace: boundCd?.metadata.namespace ?? '',
+    autoApprove: plan.autoApprove,
+  });
+  if (!patch) return { agent: cached, patched: false };
+  try {
+    const agent = await ctx.client.patch<Agent>(
+      AGENT,
+      plan.gathered.name,
+      cached.metadata.namespace,
+      'merge',
+      patch,
+    );
+    return { agent, patched: true };
+  } catch (err) {
+    // The cache is behind a write of someone else's; its watch event brings this key back.
+    if (isConflict(err)) return { requeueAfter: CONFLICT_REQUEUE_MS };
+    throw err;
+  }
+}
+
+/**
+ * The status write; after a conflict it recomputes on the fresh object, and an inventory too
+ * large to store is dropped (with a Warning) and the rest written. Returns what was written.
+ */
+async function writeAgentStatus(
+  ctx: OperatorContext,
+  deps: AgentReconcilerDeps,
+  plan: HostRefresh,
+  agent: Agent,
+  decided: RefreshOutput,
+  spoke: SpokeStep,
+) {
+  const statusOf = (base: Agent, out: RefreshOutput): AgentStatus => {
+    const status = projectAgentStatus(base, out.host, {
+      now: plan.now,
+      serviceBaseUrl: ctx.urls.serviceBaseUrl,
+      auth: plan.gathered.auth,
+      specSyncError: out.specSyncError,
+    });
+    if (out.deprovisionInfo === 'clear') delete status.deprovision_info;
+    else if (out.deprovisionInfo) status.deprovision_info = out.deprovisionInfo;
+    if (out.resetCsrStatus) status.csrStatus = {};
+    else if (spoke.csrStatus) status.csrStatus = spoke.csrStatus;
+    return status;
+  };
+  let final = decided;
+  const write = (base: Agent, result: RefreshOutput) =>
+    updateStatus(ctx.client, AGENT, base, (cur) => {
+      // The first attempt uses this reconcile's result; after a conflict, recompute on the fresh object.
+      final =
+        cur.metadata.resourceVersion === base.metadata.resourceVersion
+          ? result
+          : spoke.apply(plan.refresh(cur));
+      return statusOf(cur, final);
+    });
+  try {
+    return { written: await write(agent, decided), out: final };
+  } catch (err) {
+    if (!(err instanceof ObjectTooLargeError) || !plan.pendingUpdate?.inventory) throw err;
+    // The new inventory would make the Agent too large to store: keep the stored one, say why.
+    const { inventory: _dropped, ...rest } = plan.pendingUpdate;
+    plan.pendingUpdate = rest;
+    inventoryNotStored(deps, agent, err, plan.now);
+    const written = await write(agent, spoke.apply(plan.refresh(agent)));
+    return { written, out: final };
+  }
+}
+
+/** Role suggestions and hostname uniqueness of the other hosts of the cluster depend on this one. */
+function wakeClusterPeers(
+  ctx: OperatorContext,
+  name: string,
+  cached: Agent,
+  written: Agent,
+  clusterId: string | null | undefined,
+) {
+  const boundCd = clusterId ? ctx.clusterDeploymentById(clusterId) : undefined;
+  const roleChanged = (cached.status?.role ?? '') !== (written.status?.role ?? '');
+  const hostnameChanged =
+    (cached.status?.inventory?.hostname ?? '') !== (written.status?.inventory?.hostname ?? '');
+  if (!(roleChanged || hostnameChanged) || !boundCd) return;
+  const cdKey = keyOf(boundCd.metadata.namespace, boundCd.metadata.name ?? '');
+  for (const other of ctx.agentsOfCluster(cdKey)) {
+    if (other.metadata.name !== name)
+      ctx.bus.enqueue('agent', keyOf(other.metadata.namespace, other.metadata.name ?? ''));
+  }
+}
+
+/** The nearest change the clock alone can cause, a backend error's retry, or the spoke's. */
+function agentRequeue(
+  plan: HostRefresh,
+  memory: HostMemory,
+  stored: AgentStatus | undefined,
+  out: RefreshOutput,
+  spoke: SpokeStep,
+): ReconcileOutcome {
+  const { auth, current } = plan.gathered;
+  const timed = nextTimedChangeMs({
+    host: out.host,
+    cluster: current.cluster ?? null,
+    now: plan.now,
+    options: memory.smOptions,
+    ...(plan.warm ? {} : { warmUpEndsAt: memory.warmUp.endsAt }),
+    extra: [urlReissueAt(auth, stored?.debugInfo?.eventsURL), urlReissueAt(auth, stored?.debugInfo?.logsURL)],
+  });
+  const backendError = out.specSyncError?.kind === 'backend' ? BACKEND_ERROR_REQUEUE_MS : undefined;
+  const after = [timed, backendError, spoke.requeueMs].filter((v): v is number => v !== undefined);
+  return after.length > 0 ? { requeueAfter: Math.min(...after) } : undefined;
+}
+
 export async function reconcileAgent(
   ctx: OperatorContext,
   deps: AgentReconcilerDeps,
@@ -191,160 +423,19 @@ export async function reconcileAgent(
     return;
   }
 
-  const g = await gather(ctx, deps, cached);
   const { memory } = deps;
-  const now = ctx.now();
-  const pending = memory.inbox.peek(g.name);
-  // What the refresh applies from the inbox (an inventory too large to store is dropped from it).
-  let pendingUpdate = pending?.update;
-  const warm = memory.warmUp.isWarm(g.name, now.getTime());
-  const validationConfig = {
-    maxHostDisconnectionMs: memory.smOptions.hostMaxDisconnectionMs,
-    agentDockerImage: ctx.settings.agentImage,
-  };
-  const autoApprove = g.infraEnv?.spec.agentApproval?.autoApprove === true;
-  // A snapshot: replies keep arriving while this reconcile writes.
-  const factsBefore = { ...hostFacts(ctx, memory, g.name) };
-  const desiredId = g.desired.kind === 'cluster' ? g.desired.clusterId : undefined;
-
-  // Set once the reclaim objects are on the spoke (below): the unbind is then a ReclaimHost.
-  let reclaim = false;
-  const refresh = (agent: Agent): RefreshOutput =>
-    refreshAgent({
-      ...(reclaim ? { reclaim } : {}),
-      // An Agent restored from a backup without status gets it back from its annotations.
-      agent: restoreFromAnnotations(agent, desiredId) ?? agent,
-      facts: { ...factsBefore, ...g.referenced.facts },
-      ...(g.referenced.error ? { referenceError: g.referenced.error } : {}),
-      ...(pendingUpdate ? { pending: pendingUpdate } : {}),
-      desired: g.desired,
-      current: g.current,
-      ...(g.infraEnvRecord ? { infraEnv: g.infraEnvRecord } : {}),
-      now,
-      warm,
-      options: memory.smOptions,
-      validationConfig,
-      fitness: (cluster) => roleFitness(cluster, g.infraEnvRecord, now, validationConfig),
-    });
-  const statusOf = (agent: Agent, out: RefreshOutput): AgentStatus => {
-    const status = projectAgentStatus(agent, out.host, {
-      now,
-      serviceBaseUrl: ctx.urls.serviceBaseUrl,
-      auth: g.auth,
-      specSyncError: out.specSyncError,
-    });
-    if (out.deprovisionInfo === 'clear') delete status.deprovision_info;
-    else if (out.deprovisionInfo) status.deprovision_info = out.deprovisionInfo;
-    if (out.resetCsrStatus) status.csrStatus = {};
-    else if (spoke.csrStatus) status.csrStatus = spoke.csrStatus;
-    return status;
-  };
-
-  // Auto-approval changes the spec the conditions are computed from: apply it first, in memory.
-  const intended: Agent =
-    autoApprove && cached.spec.approved !== true
-      ? { ...cached, spec: { ...cached.spec, approved: true } }
-      : cached;
-  let first = refresh(intended);
-  if (
-    first.unbound &&
-    (await reclaimOnUnbind({ ctx, log: rctx.log, auth: g.auth }, cached, first, g.current))
-  ) {
-    reclaim = true;
-    first = refresh(intended);
+  const plan = planRefresh(ctx, memory, await gather(ctx, deps, cached));
+  const first = await refreshHost(ctx, rctx, plan, cached);
+  const spoke = await spokePhase(ctx, rctx, plan, cached, first);
+  const decided = spoke.apply(first);
+  const metadata = await writeMetadata(ctx, plan, cached, decided);
+  if ('requeueAfter' in metadata) return metadata;
+  const { written, out } = await writeAgentStatus(ctx, deps, plan, metadata.agent, decided, spoke);
+  if (written.written || metadata.patched) {
+    deps.events.recordCore(out.events, plan.now);
+    wakeClusterPeers(ctx, plan.gathered.name, cached, written.object, decided.host.cluster_id);
   }
-  if (first.skipped) rctx.log.debug({ reason: first.skipped }, 'host refresh skipped');
-  // Spoke work (day 2 after the reboot, the old Node after an unbind): its results join the write.
-  const boundId = first.host.cluster_id;
-  const boundCluster =
-    g.desired.kind === 'cluster' && g.desired.clusterId === boundId
-      ? g.desired.cluster
-      : g.current.cluster?.id === boundId
-        ? g.current.cluster
-        : undefined;
-  const spoke = await spokeStep(
-    {
-      ctx,
-      log: rctx.log,
-      now,
-      smOptions: memory.smOptions,
-      approveCsrsRequeueMs: ctx.settings.approveCsrsRequeueMs,
-    },
-    cached,
-    first,
-    boundCluster,
-  );
-  let out = spoke.apply(first);
-
-  const boundCd = out.host.cluster_id ? ctx.clusterDeploymentById(out.host.cluster_id) : undefined;
-  const patch = agentMetadataPatch({
-    agent: cached,
-    host: out.host,
-    infraEnv: g.infraEnv,
-    clusterDeploymentNamespace: boundCd?.metadata.namespace ?? '',
-    autoApprove,
-  });
-  let agent = cached;
-  if (patch) {
-    try {
-      agent = await ctx.client.patch<Agent>(AGENT, g.name, cached.metadata.namespace, 'merge', patch);
-    } catch (err) {
-      // The cache is behind a write of someone else's; its watch event brings this key back.
-      if (isConflict(err)) return { requeueAfter: CONFLICT_REQUEUE_MS };
-      throw err;
-    }
-  }
-
-  let final = out;
-  const write = (base: Agent, result: RefreshOutput) =>
-    updateStatus(ctx.client, AGENT, base, (cur) => {
-      // The first attempt uses this reconcile's result; after a conflict, recompute on the fresh object.
-      final =
-        cur.metadata.resourceVersion === base.metadata.resourceVersion ? result : spoke.apply(refresh(cur));
-      return statusOf(cur, final);
-    });
-  let written: Awaited<ReturnType<typeof write>>;
-  try {
-    written = await write(agent, out);
-  } catch (err) {
-    if (!(err instanceof ObjectTooLargeError) || !pendingUpdate?.inventory) throw err;
-    // The new inventory would make the Agent too large to store: keep the stored one, say why.
-    const { inventory: _dropped, ...rest } = pendingUpdate;
-    pendingUpdate = rest;
-    inventoryNotStored(deps, agent, err, now);
-    written = await write(agent, spoke.apply(refresh(agent)));
-  }
-  out = final;
-  if (written.written || patch) {
-    deps.events.recordCore(out.events, now);
-    const roleChanged = (cached.status?.role ?? '') !== (written.object.status?.role ?? '');
-    const hostnameChanged =
-      (cached.status?.inventory?.hostname ?? '') !== (written.object.status?.inventory?.hostname ?? '');
-    if ((roleChanged || hostnameChanged) && boundCd) {
-      // Role suggestions and hostname uniqueness of the other hosts depend on this one.
-      const cdKey = keyOf(boundCd.metadata.namespace, boundCd.metadata.name ?? '');
-      for (const other of ctx.agentsOfCluster(cdKey)) {
-        if (other.metadata.name !== g.name)
-          ctx.bus.enqueue('agent', keyOf(other.metadata.namespace, other.metadata.name ?? ''));
-      }
-    }
-  }
-  if (pending) memory.inbox.ack(g.name, pending.seq);
-  syncResetFacts(ctx, factsBefore, out.host);
-
-  const stored = written.object.status;
-  const requeue = nextTimedChangeMs({
-    host: out.host,
-    cluster: g.current.cluster ?? null,
-    now,
-    options: memory.smOptions,
-    ...(warm ? {} : { warmUpEndsAt: memory.warmUp.endsAt }),
-    extra: [
-      urlReissueAt(g.auth, stored?.debugInfo?.eventsURL),
-      urlReissueAt(g.auth, stored?.debugInfo?.logsURL),
-    ],
-  });
-  const backendError = out.specSyncError?.kind === 'backend' ? BACKEND_ERROR_REQUEUE_MS : undefined;
-  const after = [requeue, backendError, spoke.requeueMs].filter((v): v is number => v !== undefined);
-  return after.length > 0 ? { requeueAfter: Math.min(...after) } : undefined;
+  if (plan.pending) memory.inbox.ack(plan.gathered.name, plan.pending.seq);
+  syncResetFacts(ctx, plan.factsBefore, out.host);
+  return agentRequeue(plan, memory, written.object.status, out, spoke);
 }

@@ -98,29 +98,78 @@ interface WritePlan {
   events: SmEvent[];
 }
 
+/** What the phases of one sync share. */
+interface SyncInput {
+  ctx: OperatorContext;
+  deps: ClusterControllerDeps;
+  cd: ClusterDeployment;
+  aci: AgentClusterInstall;
+  agents: readonly Agent[];
+  now: Date;
+  log: OperatorContext['logger'];
+}
+
+/** What one phase of the sync decided; the sync folds the decisions in order. */
+interface PhaseDecision {
+  /** The cluster record after the phase. */
+  cluster: AgentCluster;
+  events?: readonly SmEvent[];
+  /** Hosts whose records the phase changed (written to their Agents before the ACI status). */
+  changedHostIds?: Iterable<string>;
+  /** The phase's reason to look again, in ms from now; the sync waits for the nearest. */
+  requeueAfterMs?: number | undefined;
+  /** Reported as SpecSynced=False; the first phase to report one wins. */
+  specSyncError?: SpecSyncError | undefined;
+  /** Run the installation preparation after the status is written. */
+  startPreparation?: boolean;
+  /** The preparation attempt whose finished job was recorded, to forget once written. */
+  recordedPreparation?: string;
+}
+
+/** The decisions so far, folded. */
+interface SyncDecisions {
+  cluster: AgentCluster;
+  events: SmEvent[];
+  changedHostIds: Set<string>;
+  requeues: (number | undefined)[];
+  specSyncError: SpecSyncError | undefined;
+  startPreparation: boolean;
+  recordedPreparation: string | undefined;
+}
+
+function fold(into: SyncDecisions, decision: PhaseDecision): void {
+  into.cluster = decision.cluster;
+  into.events.push(...(decision.events ?? []));
+  for (const id of decision.changedHostIds ?? []) into.changedHostIds.add(id);
+  into.requeues.push(decision.requeueAfterMs);
+  into.specSyncError ??= decision.specSyncError;
+  if (decision.startPreparation) into.startPreparation = true;
+  if (decision.recordedPreparation !== undefined) into.recordedPreparation = decision.recordedPreparation;
+}
+
 export async function syncCluster(
   ctx: OperatorContext,
   deps: ClusterControllerDeps,
   cd: ClusterDeployment,
   aci: AgentClusterInstall,
 ): Promise<ReconcileResult | undefined> {
-  const now = ctx.now();
-  const sm = { now, options: deps.smOptions };
-  const ns = cd.metadata.namespace ?? '';
-  const cdKey = keyOf(ns, cd.metadata.name ?? '');
-  const log = ctx.logger.child({ controller: 'clusterdeployment', cd: cdKey });
-  const agents = ctx.agentsOfCluster(cdKey);
-  const unsyncedAgents = agents.filter(hasSpecSyncFalse).length;
-  const hold = isInstallationHeld(cd, aci);
-  const installed = isClusterInstalled(cd, aci);
-
+  const cdKey = keyOf(cd.metadata.namespace ?? '', cd.metadata.name ?? '');
+  const input: SyncInput = {
+    ctx,
+    deps,
+    cd,
+    aci,
+    agents: ctx.agentsOfCluster(cdKey),
+    now: ctx.now(),
+    log: ctx.logger.child({ controller: 'clusterdeployment', cd: cdKey }),
+  };
   const view = await clusterView(ctx, cd);
   const result = view.result;
   const mirror = await readClusterMirror(ctx, aci);
   if (mirror.error !== undefined || !result?.cluster) {
     // Upstream fails before it looks its cluster up: the "Unknown set".
     const error = mirror.error !== undefined ? inputError(mirror.error) : result?.error;
-    await writeAciStatus(ctx, deps, cd, aci, agents, {
+    await writeAciStatus(ctx, deps, cd, aci, input.agents, {
       baseline: aci,
       cluster: undefined,
       before: undefined,
@@ -128,16 +177,61 @@ export async function syncCluster(
       specSyncError: error,
       events: [],
     });
-    if (error?.kind !== 'backend') return undefined;
-    const manifests = await isManifestsError(ctx, aci);
-    return { requeueAfter: manifests ? MANIFESTS_ERROR_REQUEUE_MS : BACKEND_ERROR_REQUEUE_MS };
+    return requeue(await backendErrorRequeueMs(ctx, aci, error));
   }
 
-  let cluster: AgentCluster = withVipVerifications(ctx, result.cluster);
-  let specSyncError = result.error;
-  const before = cluster;
-  const events: SmEvent[] = [];
-  const changedHostIds = new Set<string>();
+  const before = withVipVerifications(ctx, result.cluster);
+  const decided: SyncDecisions = {
+    cluster: before,
+    events: [],
+    changedHostIds: new Set(),
+    requeues: [],
+    specSyncError: result.error,
+    startPreparation: false,
+    recordedPreparation: undefined,
+  };
+  fold(decided, await completeClusterRecord(input, decided.cluster));
+  fold(decided, monitorPhase(input, decided.cluster));
+  fold(decided, finishedPreparationPhase(input, decided.cluster));
+  if (!decided.specSyncError) fold(decided, day1StartPhase(input, decided.cluster));
+  fold(decided, await day2InstallPhase(input, decided.cluster));
+  const handOff = await handOffPhase(input, decided.cluster);
+  decided.requeues.push(handOff.requeueAfterMs);
+  const { cluster, changedHostIds } = decided;
+
+  const { reissueInMs, statusChanged } = await writeAciStatus(ctx, deps, cd, handOff.aci, input.agents, {
+    baseline: aci,
+    cluster,
+    before,
+    changedHostIds,
+    specSyncError: decided.specSyncError,
+    events: decided.events,
+  });
+  decided.requeues.push(reissueInMs, await workerPoolPhase(input, cluster, handOff.aci));
+  if (decided.recordedPreparation !== undefined) deps.jobs.forget(cluster.id, decided.recordedPreparation);
+  if (decided.startPreparation) startPreparationJob(ctx, deps, cdKey, aci, cluster);
+  if (statusChanged || changedHostIds.size > 0) {
+    for (const a of input.agents)
+      ctx.bus.enqueue('agent', keyOf(a.metadata.namespace, a.metadata.name ?? ''));
+  }
+  return requeue(
+    minDelay(
+      await backendErrorRequeueMs(ctx, aci, decided.specSyncError),
+      nextClusterDeadlineMs(cluster, input.now, deps.smOptions),
+      ...decided.requeues,
+    ),
+  );
+}
+
+/**
+ * The record as the backend would hold it before monitoring: default monitored operators for a
+ * new cluster, the ignition endpoint's CA, install-config overrides checked; and the spoke
+ * kubeconfig labelled for the cache (the Agent reconciler's day-2 work reads it).
+ */
+async function completeClusterRecord(input: SyncInput, record: AgentCluster): Promise<PhaseDecision> {
+  const { ctx, cd, aci } = input;
+  let cluster = record;
+  let specSyncError: SpecSyncError | undefined;
   const existing = aci.status?.backend?.clusterID === cluster.id;
   if (!existing && cluster.kind === 'Cluster' && !cluster.monitored_operators) {
     cluster = { ...cluster, monitored_operators: defaultMonitoredOperators() };
@@ -162,19 +256,20 @@ export async function syncCluster(
       );
     } catch (err) {
       if (err instanceof InstallConfigOverrideError) {
-        specSyncError ??= inputError(
+        specSyncError = inputError(
           `Failed to parse '${INSTALL_CONFIG_OVERRIDES_ANNOTATION}' annotation: ${err.message}`,
         );
         cluster = { ...cluster, install_config_overrides: undefined };
       }
     }
   }
-  if (cd.spec.installed) {
-    // Label the spoke kubeconfig for the cache (the Agent reconciler's day-2 work reads it).
-    await readSecret(ctx, ns, kubeconfigSecretName(cd));
-  }
+  if (cd.spec.installed) await readSecret(ctx, cd.metadata.namespace ?? '', kubeconfigSecretName(cd));
+  return { cluster, specSyncError };
+}
 
-  // The cluster monitor.
+/** The cluster monitor; until the hosts' facts are back after a restart, look again when they should be. */
+function monitorPhase(input: SyncInput, cluster: AgentCluster): PhaseDecision {
+  const { ctx, deps, aci, now } = input;
   const factsSince = deps.startedAt;
   const warmUpOver = now.getTime() - factsSince >= WARM_UP_MS;
   const monitored = monitorCluster({
@@ -182,69 +277,77 @@ export async function syncCluster(
     now,
     options: deps.smOptions,
     validation: deps.validation,
-    installed,
+    installed: isClusterInstalled(input.cd, aci),
     specMachineNetworks: (aci.spec.networking.machineNetwork ?? []).length > 0,
     hostFactsReady: (id) => warmUpOver || ctx.facts.entry(id) !== undefined,
   });
-  cluster = monitored.cluster;
-  events.push(...monitored.events);
-  for (const id of monitored.changedHostIds) changedHostIds.add(id);
-  for (const e of monitored.errors) log.debug({ reason: e }, 'cluster monitor');
-  const warm = warmUpOver || cluster.hosts.every((h) => ctx.facts.entry(h.id) !== undefined);
+  for (const e of monitored.errors) input.log.debug({ reason: e }, 'cluster monitor');
+  const warm = warmUpOver || monitored.cluster.hosts.every((h) => ctx.facts.entry(h.id) !== undefined);
+  return {
+    cluster: monitored.cluster,
+    events: monitored.events,
+    changedHostIds: monitored.changedHostIds,
+    requeueAfterMs: warm ? undefined : factsSince + WARM_UP_MS - now.getTime() + 1000,
+  };
+}
 
-  // A finished preparation (§2.5 step 6).
-  let startPreparation = false;
-  let recordedAttempt: string | undefined;
+/** A preparation that finished (§2.5 step 6) is recorded; one not started yet is started. */
+function finishedPreparationPhase(input: SyncInput, cluster: AgentCluster): PhaseDecision {
   if (
-    cluster.status === 'preparing-for-installation' &&
-    cluster.last_installation_preparation?.status === 'not_started'
+    cluster.status !== 'preparing-for-installation' ||
+    cluster.last_installation_preparation?.status !== 'not_started'
   ) {
-    const attempt = cluster.install_started_at ?? '';
-    const state = deps.jobs.state(cluster.id, attempt);
-    if (state === undefined) startPreparation = true;
-    else if (state !== 'running') {
-      const r = state.ok
-        ? handlePreInstallSuccess(cluster, { openshiftClusterId: state.openshiftClusterId }, sm)
-        : handlePreInstallError(cluster, { error: state.error }, sm);
-      if (r.ok) {
-        cluster = r.cluster as AgentCluster;
-        events.push(...r.events);
-        recordedAttempt = attempt;
-      }
-    }
+    return { cluster };
   }
+  const attempt = cluster.install_started_at ?? '';
+  const state = input.deps.jobs.state(cluster.id, attempt);
+  if (state === undefined) return { cluster, startPreparation: true };
+  if (state === 'running') return { cluster };
+  const sm = { now: input.now, options: input.deps.smOptions };
+  const r = state.ok
+    ? handlePreInstallSuccess(cluster, { openshiftClusterId: state.openshiftClusterId }, sm)
+    : handlePreInstallError(cluster, { error: state.error }, sm);
+  if (!r.ok) return { cluster };
+  return { cluster: r.cluster as AgentCluster, events: r.events, recordedPreparation: attempt };
+}
 
-  // Day-1 installation start (§3.1.8).
-  let retryInMs: number | undefined;
-  if (!specSyncError && cluster.kind === 'Cluster' && cluster.status === 'ready') {
-    const blocker = installBlocker({
-      cluster,
-      requirements: provisionCounts(aci.spec),
-      held: hold,
-      unsyncedAgents,
-    });
-    const failedAt =
-      cluster.last_installation_preparation?.status === 'failed' ? cluster.status_updated_at : undefined;
-    const retryAt = failedAt ? Date.parse(failedAt) + PREPARATION_RETRY_DELAY_MS : 0;
-    if (!blocker && retryAt > now.getTime()) retryInMs = retryAt - now.getTime();
-    else if (!blocker) {
-      const started = startDay1Installation(cluster, roleFitness(cluster, undefined, now), sm);
-      if (started.ok) {
-        cluster = started.cluster;
-        events.push(...started.events);
-        for (const id of started.changedHostIds) changedHostIds.add(id);
-        startPreparation = true;
-        log.info('installation started');
-      } else {
-        specSyncError = {
-          kind: started.code >= 400 && started.code < 500 ? 'input' : 'backend',
-          message: started.message,
-        };
-      }
-    }
+/** Day-1 installation start (§3.1.8), or when to retry after a failed preparation. */
+function day1StartPhase(input: SyncInput, cluster: AgentCluster): PhaseDecision {
+  const { aci, now } = input;
+  if (cluster.kind !== 'Cluster' || cluster.status !== 'ready') return { cluster };
+  const blocker = installBlocker({
+    cluster,
+    requirements: provisionCounts(aci.spec),
+    held: isInstallationHeld(input.cd, aci),
+    unsyncedAgents: input.agents.filter(hasSpecSyncFalse).length,
+  });
+  if (blocker) return { cluster };
+  const failedAt =
+    cluster.last_installation_preparation?.status === 'failed' ? cluster.status_updated_at : undefined;
+  const retryAt = failedAt ? Date.parse(failedAt) + PREPARATION_RETRY_DELAY_MS : 0;
+  if (retryAt > now.getTime()) return { cluster, requeueAfterMs: retryAt - now.getTime() };
+  const sm = { now, options: input.deps.smOptions };
+  const started = startDay1Installation(cluster, roleFitness(cluster, undefined, now), sm);
+  if (!started.ok) {
+    const kind = started.code >= 400 && started.code < 500 ? 'input' : 'backend';
+    return { cluster, specSyncError: { kind, message: started.message } };
   }
+  input.log.info('installation started');
+  return {
+    cluster: started.cluster,
+    events: started.events,
+    changedHostIds: started.changedHostIds,
+    startPreparation: true,
+  };
+}
 
-  // Day-2 host installs (§3.1.10).
+/** Day-2 host installs (§3.1.10): each host's pointer ignition written, then the host installing. */
+async function day2InstallPhase(input: SyncInput, record: AgentCluster): Promise<PhaseDecision> {
+  const { ctx, agents } = input;
+  const sm = { now: input.now, options: input.deps.smOptions };
+  let cluster = record;
+  const events: SmEvent[] = [];
+  const changedHostIds: string[] = [];
   for (const host of day2HostsToInstall(cluster)) {
     const agent = agents.find((a) => a.metadata.name === host.id);
     const ignition = buildDay2PointerIgnition({
@@ -255,69 +358,62 @@ export async function syncCluster(
     await writeClusterFiles(ctx, cluster.id, { [hostIgnitionFileName(host)]: ignition.content });
     const r = installDay2Host(host, sm);
     if (!r.ok) {
-      log.info({ host: host.id, reason: r.message }, 'day-2 host not installed');
+      input.log.info({ host: host.id, reason: r.message }, 'day-2 host not installed');
       continue;
     }
     cluster = { ...cluster, hosts: cluster.hosts.map((h) => (h.id === host.id ? r.host : h)) };
     events.push(...r.events);
-    changedHostIds.add(host.id);
+    changedHostIds.push(host.id);
   }
+  return { cluster, events, changedHostIds };
+}
 
-  // Hand-off to Hive (§3.1.9): Secrets and clusterMetadata before Completed turns True.
-  let current = aci;
-  let handOffPending: string | undefined;
+/**
+ * Hand-off to Hive (§3.1.9): Secrets and clusterMetadata before Completed turns True. Returns
+ * the ACI as the hand-off left it.
+ */
+async function handOffPhase(
+  input: SyncInput,
+  cluster: AgentCluster,
+): Promise<{ aci: AgentClusterInstall; requeueAfterMs?: number }> {
+  const { ctx, cd, aci } = input;
   if (needsInstalledHandOff(cd, aci, cluster)) {
     const outcome = await handOffInstalledCluster(ctx, cd, aci, cluster);
-    handOffPending = outcome.pending;
-    if (outcome.aci) current = outcome.aci;
-  } else if (
-    (cluster.status === 'installing' || cluster.status === 'finalizing') &&
-    !aci.spec.clusterMetadata
-  ) {
+    if (!outcome.pending) return { aci: outcome.aci ?? aci };
+    input.log.info({ reason: outcome.pending }, 'installed cluster not handed off yet');
+    return { aci: outcome.aci ?? aci, requeueAfterMs: HANDOFF_RETRY_MS };
+  }
+  if ((cluster.status === 'installing' || cluster.status === 'finalizing') && !aci.spec.clusterMetadata) {
     const outcome = await handOffEarlyKubeconfig(ctx, cd, aci, cluster);
-    if (outcome.aci) current = outcome.aci;
+    return { aci: outcome.aci ?? aci };
   }
-  if (handOffPending) log.info({ reason: handOffPending }, 'installed cluster not handed off yet');
+  return { aci };
+}
 
-  const { reissueInMs, statusChanged } = await writeAciStatus(ctx, deps, cd, current, agents, {
-    baseline: aci,
-    cluster,
-    before,
-    changedHostIds,
-    specSyncError,
-    events,
-  });
-  // The spoke's worker pool pause (§3.1.10), after the host records are written: a spoke problem
-  // is reported and retried, and never holds up the rest of the sync.
-  let poolRetryInMs: number | undefined;
-  if (cluster.kind === 'AddHostsCluster') {
-    const paused = workerPoolPaused(mcpPauseAgents(agents, cluster));
-    if (paused !== undefined) {
-      const outcome = await applyWorkerPoolPause(ctx, cd, current, paused);
-      if ('retryInMs' in outcome) poolRetryInMs = outcome.retryInMs;
-    }
-  }
-  if (recordedAttempt !== undefined) deps.jobs.forget(cluster.id, recordedAttempt);
-  if (startPreparation) startPreparationJob(ctx, deps, cdKey, aci, cluster);
-  if (statusChanged || changedHostIds.size > 0) {
-    for (const a of agents) ctx.bus.enqueue('agent', keyOf(a.metadata.namespace, a.metadata.name ?? ''));
-  }
+/**
+ * The spoke's worker pool pause (§3.1.10), after the host records are written: a spoke problem is
+ * reported and retried (the delay returned), and never holds up the rest of the sync.
+ */
+async function workerPoolPhase(
+  input: SyncInput,
+  cluster: AgentCluster,
+  current: AgentClusterInstall,
+): Promise<number | undefined> {
+  if (cluster.kind !== 'AddHostsCluster') return undefined;
+  const paused = workerPoolPaused(mcpPauseAgents(input.agents, cluster));
+  if (paused === undefined) return undefined;
+  const outcome = await applyWorkerPoolPause(input.ctx, input.cd, current, paused);
+  return 'retryInMs' in outcome ? outcome.retryInMs : undefined;
+}
 
-  return requeue(
-    minDelay(
-      specSyncError?.kind === 'backend'
-        ? (await isManifestsError(ctx, aci))
-          ? MANIFESTS_ERROR_REQUEUE_MS
-          : BACKEND_ERROR_REQUEUE_MS
-        : undefined,
-      nextClusterDeadlineMs(cluster, now, deps.smOptions),
-      warm ? undefined : factsSince + WARM_UP_MS - now.getTime() + 1000,
-      reissueInMs,
-      retryInMs,
-      handOffPending ? HANDOFF_RETRY_MS : undefined,
-      poolRetryInMs,
-    ),
-  );
+/** A backend error is retried soon; one caused by unreadable custom manifests less often. */
+async function backendErrorRequeueMs(
+  ctx: OperatorContext,
+  aci: AgentClusterInstall,
+  error: SpecSyncError | undefined,
+): Promise<number | undefined> {
+  if (error?.kind !== 'backend') return undefined;
+  return (await isManifestsError(ctx, aci)) ? MANIFESTS_ERROR_REQUEUE_MS : BACKEND_ERROR_REQUEUE_MS;
 }
 
 function requeue(ms: number | undefined): ReconcileResult | undefined {

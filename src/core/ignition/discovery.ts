@@ -138,6 +138,17 @@ export function buildDiscoveryIgnition(
   return { ok: true, value: { config, json } };
 }
 
+/** What the template's parts are chosen from, worked out once. */
+interface TemplateInputs {
+  infraEnv: InfraEnv;
+  options: DiscoveryIgnitionOptions;
+  proxy: assets.ProxySettings;
+  hasProxy: boolean;
+  okd: boolean;
+  ntp: ReturnType<typeof ntpSettings>;
+  staticNetwork: ReturnType<typeof staticNetworkPart>;
+}
+
 /** The template part alone (no overrides): what upstream renders from discovery.ign. */
 export function renderDiscoveryTemplate(
   infraEnv: InfraEnv,
@@ -149,12 +160,54 @@ export function renderDiscoveryTemplate(
     httpsProxy: infraEnv.proxy?.https_proxy || undefined,
     noProxy: infraEnv.proxy?.no_proxy || undefined,
   };
-  const hasProxy = Boolean(proxy.httpProxy || proxy.httpsProxy);
-  const okd = Boolean(options.okdRpmsImage);
-  const ntp = ntpSettings(infraEnv);
-  const staticNetwork = staticNetworkPart(infraEnv, options);
-  if (staticNetwork.error) return { ok: false, error: staticNetwork.error };
+  const inputs: TemplateInputs = {
+    infraEnv,
+    options,
+    proxy,
+    hasProxy: Boolean(proxy.httpProxy || proxy.httpsProxy),
+    okd: Boolean(options.okdRpmsImage),
+    ntp: ntpSettings(infraEnv),
+    staticNetwork: staticNetworkPart(infraEnv, options),
+  };
+  if (inputs.staticNetwork.error) return { ok: false, error: inputs.staticNetwork.error };
+  const config: IgnitionConfig = {
+    ignition: { version: DISCOVERY_IGNITION_VERSION },
+    passwd: { users: coreUser(infraEnv.ssh_authorized_key) },
+    systemd: { units: discoveryUnits(inputs, enableAgentService) },
+    storage: {
+      files: [
+        ...agentFiles(inputs),
+        ...trustFiles(inputs),
+        ...mirrorFiles(inputs),
+        ...staticNetworkFiles(inputs),
+        ...okdFiles(inputs),
+        ...shellProfileFiles(inputs),
+      ],
+    },
+  };
+  if (inputs.hasProxy) {
+    config.ignition.proxy = {
+      ...(proxy.httpProxy ? { httpProxy: proxy.httpProxy } : {}),
+      ...(proxy.httpsProxy ? { httpsProxy: proxy.httpsProxy } : {}),
+      ...(splitList(proxy.noProxy).length ? { noProxy: splitList(proxy.noProxy) } : {}),
+    };
+  }
+  return { ok: true, value: config };
+}
 
+/** The `core` user with the infra-env's SSH keys, when it has any. */
+function coreUser(sshAuthorizedKey: string | undefined) {
+  const sshKeys = (sshAuthorizedKey ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  return sshKeys.length
+    ? [{ name: 'core', passwordHash: '!', sshAuthorizedKeys: sshKeys, groups: ['sudo'] }]
+    : [];
+}
+
+function discoveryUnits(inputs: TemplateInputs, enableAgentService: boolean): IgnitionUnit[] {
+  const { infraEnv, options, okd, staticNetwork } = inputs;
   const units: IgnitionUnit[] = [
     {
       name: 'agent.service',
@@ -167,7 +220,7 @@ export function renderDiscoveryTemplate(
         timeoutStartSeconds: options.agentTimeoutStartSeconds ?? 600,
         insecure: options.skipCertVerification ?? false,
         caCertPath: options.serviceCaCert ? SERVICE_CA_CERT_PATH_ON_HOST : undefined,
-        proxy,
+        proxy: inputs.proxy,
       }),
     },
     { name: 'selinux.service', enabled: true, contents: assets.SELINUX_SERVICE },
@@ -193,9 +246,13 @@ export function renderDiscoveryTemplate(
       { name: 'systemd-journal-gatewayd.socket', enabled: true, contents: assets.JOURNAL_GATEWAYD_SOCKET },
     );
   }
-  if (ntp)
+  if (inputs.ntp)
     units.push({ name: 'add-ntp-sources.service', enabled: true, contents: assets.ADD_NTP_SOURCES_SERVICE });
+  return units;
+}
 
+/** The agent's helpers, multipath/OCI bits (not on OKD), IPv6 settings, pull secret, SELinux policy. */
+function agentFiles({ infraEnv, okd }: TemplateInputs): IgnitionFile[] {
   const files: IgnitionFile[] = [
     file('/usr/local/bin/agent-fix-bz1964591', MODE_EXECUTABLE, escapedDataUrl(assets.AGENT_FIX_BZ1964591)),
     file('/usr/local/bin/agent-pull-image', MODE_EXECUTABLE, escapedDataUrl(assets.AGENT_PULL_IMAGE)),
@@ -220,6 +277,12 @@ export function renderDiscoveryTemplate(
     file('/root/.docker/config.json', MODE_READABLE, escapedDataUrl(infraEnv.pull_secret ?? '')),
     file('/root/assisted.te', MODE_READABLE, base64DataUrl(assets.SELINUX_POLICY)),
   );
+  return files;
+}
+
+/** CA certificates: Red Hat's root, the service's, the infra-env's additional trust bundle. */
+function trustFiles({ infraEnv, options }: TemplateInputs): IgnitionFile[] {
+  const files: IgnitionFile[] = [];
   if (options.redHatRootCa)
     files.push(file(RH_ROOT_CA_PATH, MODE_READABLE, escapedDataUrl(options.redHatRootCa)));
   if (options.serviceCaCert) {
@@ -230,7 +293,13 @@ export function renderDiscoveryTemplate(
       file(ADDITIONAL_TRUST_BUNDLE_PATH, MODE_READABLE, base64DataUrl(infraEnv.additional_trust_bundle)),
     );
   }
+  return files;
+}
+
+/** Mirror registries: the infra-env's, else the service's. */
+function mirrorFiles({ options }: TemplateInputs): IgnitionFile[] {
   const mirrors = options.infraEnvMirrorRegistries ?? options.mirrorRegistries;
+  const files: IgnitionFile[] = [];
   if (mirrors?.registriesConf) {
     files.push(
       file('/etc/containers/registries.conf', MODE_READABLE, base64DataUrl(mirrors.registriesConf)),
@@ -246,36 +315,48 @@ export function renderDiscoveryTemplate(
       file('/etc/containers/policy.json', MODE_READABLE, base64DataUrl(assets.INSECURE_POLICY_JSON)),
     );
   }
-  if (staticNetwork.flavour) {
-    const script =
-      staticNetwork.flavour === 'keyfile' ? PRE_NETWORK_SCRIPT_KEYFILES : PRE_NETWORK_SCRIPT_NMSTATECTL;
-    files.push(
-      file(PRE_NETWORK_SCRIPT_PATH, MODE_EXECUTABLE, base64DataUrl(script)),
-      file(COMMON_NETWORK_SCRIPT_PATH, MODE_EXECUTABLE, base64DataUrl(COMMON_NETWORK_SCRIPT)),
-    );
-    for (const f of staticNetwork.files ?? []) {
-      files.push(file(`${STATIC_NETWORK_DIR}/${f.path}`, MODE_PRIVATE, base64DataUrl(f.contents)));
-    }
-  }
-  if (okd && options.okdRpmsImage) {
-    files.push(
-      file(
-        '/usr/local/bin/okd-binaries.sh',
-        MODE_EXECUTABLE,
-        base64DataUrl(assets.okdBinariesScript(options.okdRpmsImage)),
-      ),
-      file(
-        '/etc/systemd/system/release-image-pivot.service.d/wait-for-okd.conf',
-        MODE_READABLE,
-        base64DataUrl(assets.WAIT_FOR_OKD_DROPIN),
-      ),
-      file(
-        '/etc/systemd/system/agent.service.d/wait-for-okd.conf',
-        MODE_READABLE,
-        base64DataUrl(assets.WAIT_FOR_OKD_DROPIN),
-      ),
-    );
-  }
+  return files;
+}
+
+/** The pre-network scripts and the generated static network files. */
+function staticNetworkFiles({ staticNetwork }: TemplateInputs): IgnitionFile[] {
+  if (!staticNetwork.flavour) return [];
+  const script =
+    staticNetwork.flavour === 'keyfile' ? PRE_NETWORK_SCRIPT_KEYFILES : PRE_NETWORK_SCRIPT_NMSTATECTL;
+  return [
+    file(PRE_NETWORK_SCRIPT_PATH, MODE_EXECUTABLE, base64DataUrl(script)),
+    file(COMMON_NETWORK_SCRIPT_PATH, MODE_EXECUTABLE, base64DataUrl(COMMON_NETWORK_SCRIPT)),
+    ...(staticNetwork.files ?? []).map((f) =>
+      file(`${STATIC_NETWORK_DIR}/${f.path}`, MODE_PRIVATE, base64DataUrl(f.contents)),
+    ),
+  ];
+}
+
+/** OKD: the binaries overlay and the drop-ins that wait for it. */
+function okdFiles({ okd, options }: TemplateInputs): IgnitionFile[] {
+  if (!okd || !options.okdRpmsImage) return [];
+  return [
+    file(
+      '/usr/local/bin/okd-binaries.sh',
+      MODE_EXECUTABLE,
+      base64DataUrl(assets.okdBinariesScript(options.okdRpmsImage)),
+    ),
+    file(
+      '/etc/systemd/system/release-image-pivot.service.d/wait-for-okd.conf',
+      MODE_READABLE,
+      base64DataUrl(assets.WAIT_FOR_OKD_DROPIN),
+    ),
+    file(
+      '/etc/systemd/system/agent.service.d/wait-for-okd.conf',
+      MODE_READABLE,
+      base64DataUrl(assets.WAIT_FOR_OKD_DROPIN),
+    ),
+  ];
+}
+
+/** The login shell's proxy settings and the NTP sources script (both without `overwrite`, as upstream). */
+function shellProfileFiles({ hasProxy, proxy, ntp }: TemplateInputs): IgnitionFile[] {
+  const files: IgnitionFile[] = [];
   if (hasProxy) {
     const proxyFile = file(
       '/etc/profile.d/proxy.sh',
@@ -294,29 +375,7 @@ export function renderDiscoveryTemplate(
     delete ntpFile.overwrite;
     files.push(ntpFile);
   }
-
-  const sshKeys = (infraEnv.ssh_authorized_key ?? '')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '');
-  const config: IgnitionConfig = {
-    ignition: { version: DISCOVERY_IGNITION_VERSION },
-    passwd: {
-      users: sshKeys.length
-        ? [{ name: 'core', passwordHash: '!', sshAuthorizedKeys: sshKeys, groups: ['sudo'] }]
-        : [],
-    },
-    systemd: { units },
-    storage: { files },
-  };
-  if (hasProxy) {
-    config.ignition.proxy = {
-      ...(proxy.httpProxy ? { httpProxy: proxy.httpProxy } : {}),
-      ...(proxy.httpsProxy ? { httpsProxy: proxy.httpsProxy } : {}),
-      ...(splitList(proxy.noProxy).length ? { noProxy: splitList(proxy.noProxy) } : {}),
-    };
-  }
-  return { ok: true, value: config };
+  return files;
 }
 
 function staticNetworkPart(
