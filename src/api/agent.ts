@@ -27,8 +27,9 @@ export const AGENT_PLURAL = 'agents';
 /** Host roles. `""` in spec means "no change"; `bootstrap` only appears in status. */
 export const HOST_ROLES = ['', 'auto-assign', 'master', 'worker', 'arbiter', 'bootstrap'] as const;
 
-/** Values of status.progress.currentStage: the core's stage list, so the two can never differ. */
-export { HOST_STAGES } from '../core/model.ts';
+// Values of status.progress.currentStage and status.ntpSources[].sourceState: the core's lists,
+// so the CRD and what the hosts report can never differ.
+export { HOST_STAGES, NTP_SOURCE_STATES } from '../core/model.ts';
 
 /** Backend host states (status.debugInfo.state). */
 export const HOST_STATES = [
@@ -60,16 +61,6 @@ export const HOST_STATES = [
   'discovering-unbound',
   'reclaiming',
   'reclaiming-rebooting',
-] as const;
-
-/** Values of status.ntpSources[].sourceState. */
-export const NTP_SOURCE_STATES = [
-  'synced',
-  'combined',
-  'not_combined',
-  'error',
-  'variable',
-  'unreachable',
 ] as const;
 
 /** Values of status.kind. */

@@ -20,6 +20,7 @@ import type {
 } from '../server/api/backend.ts';
 import { capForLog } from '../server/api/limits.ts';
 import type { AuthFailureEvent, EventSink } from '../server/auth/types.ts';
+import { perObject } from '../util/per-object.ts';
 
 const PREFIX = 'events.agent-install.openshift.io';
 /** Label keys (values are UUIDs or enum words, always valid label values). */
@@ -352,14 +353,9 @@ function findAgent(
   return ctx.informers.agents.store.list().find((a) => a.metadata.name === hostId);
 }
 
-const perContext = new WeakMap<OperatorContext, OperatorEvents>();
+const perContext = perObject((ctx: OperatorContext) => new OperatorEvents(ctx));
 
 /** The process's OperatorEvents for a context (one writer queue per operator). */
 export function operatorEventsFor(ctx: OperatorContext): OperatorEvents {
-  let ev = perContext.get(ctx);
-  if (!ev) {
-    ev = new OperatorEvents(ctx);
-    perContext.set(ctx, ev);
-  }
-  return ev;
+  return perContext.of(ctx);
 }

@@ -151,9 +151,18 @@ export interface ConnectivityRemoteHost {
   }[];
   mtu_report?: { outgoing_nic?: string; remote_ip_address?: string; mtu_successful?: boolean }[];
 }
+/** The states the agent reports for an NTP source (chrony's view of it). */
+export const NTP_SOURCE_STATES = [
+  'synced',
+  'combined',
+  'not_combined',
+  'error',
+  'variable',
+  'unreachable',
+] as const;
 export interface NtpSource {
   source_name?: string;
-  source_state?: 'synced' | 'combined' | 'not_combined' | 'error' | 'variable' | 'unreachable';
+  source_state?: (typeof NTP_SOURCE_STATES)[number];
 }
 export interface DomainResolutionResponse {
   resolutions?: {

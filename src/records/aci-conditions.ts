@@ -5,7 +5,7 @@
 import type { Cluster, Host } from '../core/model.ts';
 import { type SpecSyncError, specSyncedCondition } from './agent-conditions.ts';
 import type { ProvisionCounts } from './cluster-spec.ts';
-import type { ConditionValue } from './conditions.ts';
+import { type ConditionValue, unknownStatus } from './conditions.ts';
 import { hasValidations, sortedFailingValidationMessages } from './validation-messages.ts';
 
 export const ACI_CONDITION = {
@@ -41,15 +41,6 @@ export interface AciConditionInput {
   /** Agents of this ClusterDeployment whose SpecSynced is False. */
   unsyncedAgents: number;
   specSyncError?: SpecSyncError;
-}
-
-function unknownStatus(type: string, status: string): ConditionValue {
-  return {
-    type,
-    status: 'Unknown',
-    reason: 'UnknownStatus',
-    message: `The installation status is currently not recognized: ${status}`,
-  };
 }
 
 export function aciSpecSyncedCondition(error: SpecSyncError | undefined): ConditionValue {

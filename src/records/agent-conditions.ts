@@ -3,7 +3,7 @@
 // RequirementsMet, Validated, Installed, Bound.
 
 import type { Host, HostStatus } from '../core/model.ts';
-import type { ConditionValue } from './conditions.ts';
+import { type ConditionValue, unknownStatus } from './conditions.ts';
 import { hasValidations, sortedFailingValidationMessages } from './validation-messages.ts';
 
 export const AGENT_CONDITION = {
@@ -25,15 +25,6 @@ export interface SpecSyncError {
 const BINDING_MESSAGE = 'The agent is currently binding to a cluster deployment';
 const UNBINDING_MESSAGE = 'The agent is currently unbinding from a cluster deployment';
 const NOT_AVAILABLE = { reason: 'NotAvailable', message: 'Information not available' } as const;
-
-function unknownStatus(type: string, status: string): ConditionValue {
-  return {
-    type,
-    status: 'Unknown',
-    reason: 'UnknownStatus',
-    message: `The installation status is currently not recognized: ${status}`,
-  };
-}
 
 function isIn(status: HostStatus, list: readonly HostStatus[]): boolean {
   return list.includes(status);

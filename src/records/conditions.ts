@@ -19,6 +19,16 @@ export interface ConditionValue {
   message: string;
 }
 
+/** The condition of a record whose backend status this version does not know. */
+export function unknownStatus(type: string, status: string): ConditionValue {
+  return {
+    type,
+    status: 'Unknown',
+    reason: 'UnknownStatus',
+    message: `The installation status is currently not recognized: ${status}`,
+  };
+}
+
 function replaceOrAppend<T extends { type: string }>(list: readonly T[], next: T): T[] {
   const index = list.findIndex((c) => c.type === next.type);
   if (index < 0) return [...list, next];

@@ -12,6 +12,7 @@
 // binding in the same update is allowed: the edits then apply when the host is bound again.
 
 import type { Agent } from '../api/agent.ts';
+import { HOST_INSTALL_STARTED_STATUSES, HOST_INSTALLING_STATUSES } from '../core/statemachine/hostutil.ts';
 import {
   type AdmissionResult,
   allow,
@@ -24,26 +25,10 @@ import {
 } from './types.ts';
 
 /** Host states during which the cluster binding must not change (upstream's list). */
-export const AGENT_INSTALLING_STATES: ReadonlySet<string> = new Set([
-  'preparing-for-installation',
-  'preparing-failed',
-  'preparing-successful',
-  'installing',
-  'installing-in-progress',
-  'installing-pending-user-action',
-]);
+export const AGENT_INSTALLING_STATES: ReadonlySet<string> = new Set(HOST_INSTALLING_STATUSES);
 
-/**
- * Host states in which installation has started and host settings are no longer applied:
- * the installing states, plus the states an installation ends in.
- */
-export const AGENT_INSTALL_STARTED_STATES: ReadonlySet<string> = new Set([
-  ...AGENT_INSTALLING_STATES,
-  'installed',
-  'added-to-existing-cluster',
-  'error',
-  'cancelled',
-]);
+/** Host states in which installation has started and host settings are no longer applied. */
+export const AGENT_INSTALL_STARTED_STATES: ReadonlySet<string> = new Set(HOST_INSTALL_STARTED_STATUSES);
 
 export const AGENT_DAY2_KIND = 'AddToExistingClusterHost';
 

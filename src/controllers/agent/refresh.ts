@@ -10,6 +10,7 @@ import {
   applyHostValidations,
   bindHost,
   effectiveHostname,
+  HOST_INSTALLING_STATUSES,
   HOST_STATUSES_BEFORE_INSTALLATION,
   hostInstallationFailed,
   mediaDisconnected,
@@ -90,16 +91,6 @@ export interface RefreshOutput {
   /** Why validations and the state machine did not run this time (logged). */
   skipped?: string;
 }
-
-/** Host states in which a bound day-1 host cannot be released (kubeapi.md §3.4.4). */
-const INSTALLING_STATES: readonly HostStatus[] = [
-  'preparing-for-installation',
-  'preparing-failed',
-  'preparing-successful',
-  'installing',
-  'installing-in-progress',
-  'installing-pending-user-action',
-];
 
 /** States after which the old cluster's Node no longer waits for the host (deprovision_info). */
 const UNBINDING_STATES: readonly HostStatus[] = [
@@ -272,7 +263,7 @@ export function refreshAgent(input: RefreshInput): RefreshOutput {
     specSyncError = desired.error;
   } else if (desired.kind === 'none') {
     if (host.cluster_id) {
-      if (INSTALLING_STATES.includes(host.status) && host.kind !== 'AddToExistingClusterHost') {
+      if (HOST_INSTALLING_STATUSES.includes(host.status) && host.kind !== 'AddToExistingClusterHost') {
         input_(`cancelling non-day-2 host [${host.id}] in the middle of installation is not allowed`);
       } else {
         unbind();

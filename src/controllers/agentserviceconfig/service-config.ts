@@ -10,6 +10,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { MirrorRegistries } from '../../core/ignition/index.ts';
 import type { OperatorContext } from '../../records/context.ts';
+import { perObject } from '../../util/per-object.ts';
 import { OsImageCatalog } from './os-images.ts';
 
 export interface ServiceConfig {
@@ -67,16 +68,11 @@ export class ServiceConfigStore {
   }
 }
 
-const stores = new WeakMap<OperatorContext, ServiceConfigStore>();
+const stores = perObject((_: OperatorContext) => new ServiceConfigStore());
 
 /** The process-wide service config of an operator context. */
 export function serviceConfigOf(ctx: OperatorContext): ServiceConfigStore {
-  let store = stores.get(ctx);
-  if (!store) {
-    store = new ServiceConfigStore();
-    stores.set(ctx, store);
-  }
-  return store;
+  return stores.of(ctx);
 }
 
 /**

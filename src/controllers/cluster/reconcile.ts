@@ -39,32 +39,16 @@ export async function ensureAciMetadata(
 ): Promise<AgentClusterInstall> {
   const ops: { op: string; path: string; value?: unknown }[] = [];
   if (!hasFinalizer(aci, AGENTCLUSTERINSTALL_FINALIZER)) {
-    const current = aci.metadata.finalizers;
-    ops.push(
-      current
-        ? { op: 'test', path: '/metadata/finalizers', value: current }
-        : { op: 'test', path: '/metadata/finalizers', value: null },
-      current
-        ? { op: 'add', path: '/metadata/finalizers/-', value: AGENTCLUSTERINSTALL_FINALIZER }
-        : { op: 'add', path: '/metadata/finalizers', value: [AGENTCLUSTERINSTALL_FINALIZER] },
-    );
+    ops.push(...appendToList('/metadata/finalizers', aci.metadata.finalizers, AGENTCLUSTERINSTALL_FINALIZER));
   }
   if (!isOwnedBy(aci, cd)) {
-    const current = aci.metadata.ownerReferences;
     const ref = {
       apiVersion: cd.apiVersion ?? 'hive.openshift.io/v1',
       kind: cd.kind ?? 'ClusterDeployment',
       name: cd.metadata.name ?? '',
       uid: cd.metadata.uid ?? '',
     };
-    ops.push(
-      current
-        ? { op: 'test', path: '/metadata/ownerReferences', value: current }
-        : { op: 'test', path: '/metadata/ownerReferences', value: null },
-      current
-        ? { op: 'add', path: '/metadata/ownerReferences/-', value: ref }
-        : { op: 'add', path: '/metadata/ownerReferences', value: [ref] },
-    );
+    ops.push(...appendToList('/metadata/ownerReferences', aci.metadata.ownerReferences, ref));
   }
   if (ops.length === 0) return aci;
   // A failed test (someone else changed the lists) throws: the rate-limited retry re-reads.
@@ -75,6 +59,26 @@ export async function ensureAciMetadata(
     'json',
     [{ op: 'test', path: '/metadata/uid', value: aci.metadata.uid }, ...ops],
   );
+}
+
+/**
+ * JSON-patch operations that append `item` to the list at `path`, tested against the list as
+ * read (absent included), so a concurrent change of the list fails the patch instead of being lost.
+ */
+function appendToList(
+  path: string,
+  current: readonly unknown[] | undefined,
+  item: unknown,
+): { op: string; path: string; value: unknown }[] {
+  return current
+    ? [
+        { op: 'test', path, value: current },
+        { op: 'add', path: `${path}/-`, value: item },
+      ]
+    : [
+        { op: 'test', path, value: null },
+        { op: 'add', path, value: [item] },
+      ];
 }
 
 /** The cluster record for a cancel, if one can be built (deletion must not depend on it). */

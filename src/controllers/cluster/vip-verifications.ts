@@ -7,18 +7,14 @@ import type { VipEntry } from '../../core/model.ts';
 import { canonicalIp } from '../../core/network/cidr.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import type { AgentCluster } from '../../records/index.ts';
+import { perObject } from '../../util/per-object.ts';
 
 type Verification = NonNullable<VipEntry['verification']>;
 
-const byContext = new WeakMap<OperatorContext, Map<string, Map<string, Verification>>>();
+const byContext = perObject((_: OperatorContext) => new Map<string, Map<string, Verification>>());
 
 function storeOf(ctx: OperatorContext): Map<string, Map<string, Verification>> {
-  let store = byContext.get(ctx);
-  if (!store) {
-    store = new Map();
-    byContext.set(ctx, store);
-  }
-  return store;
+  return byContext.of(ctx);
 }
 
 /**

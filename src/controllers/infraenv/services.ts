@@ -22,6 +22,7 @@ import {
   cachedIsoName,
   type OsImage,
 } from '../../server/image/base-images.ts';
+import { perObject } from '../../util/per-object.ts';
 
 export type BaseImageState =
   | { state: 'downloading' }
@@ -146,15 +147,10 @@ function baseImageKey(os: OsImage): string {
   return `${cachedIsoName('full-iso', os)}|${os.url}`;
 }
 
-const registry = new WeakMap<OperatorContext, ImageServices>();
+const registry = perObject((ctx: OperatorContext) => new ImageServices(ctx));
 
 export function imageServicesOf(ctx: OperatorContext): ImageServices {
-  let services = registry.get(ctx);
-  if (!services) {
-    services = new ImageServices(ctx);
-    registry.set(ctx, services);
-  }
-  return services;
+  return registry.of(ctx);
 }
 
 /** Hands the REST server's LocalAuth to the InfraEnv controller and the image service. */

@@ -17,6 +17,7 @@ import type { OperatorContext } from '../../records/context.ts';
 import { SECRET } from '../../records/resources.ts';
 import { pullSecretOf } from '../../records/views.ts';
 import type { KubeObject } from '../../runtime/index.ts';
+import { perObject, WarnOnce } from '../../util/per-object.ts';
 import { imageArchitectures, type RegistryOptions } from './release-image.ts';
 
 export interface IccConfig {
@@ -60,11 +61,12 @@ export class IccSecret {
   private readonly opts: IccOptions;
   private secret: Timed<IccConfig | undefined> | undefined;
   private readonly archs = new Map<string, Timed<string[] | undefined>>();
-  private readonly logged = new Set<string>();
+  private readonly warnings: WarnOnce;
 
   constructor(ctx: OperatorContext, opts: IccOptions = {}) {
     this.ctx = ctx;
     this.opts = opts;
+    this.warnings = new WarnOnce(ctx.logger);
   }
 
   private fresh(at: number): boolean {
@@ -88,7 +90,7 @@ export class IccSecret {
         );
         const parsed = parseIccData(data);
         if (!parsed.ok) {
-          this.logOnce(
+          this.warnings.warn(
             `invalid|${s.metadata.resourceVersion}`,
             `ignoring Secret ${ns}/${name}: ${parsed.error}`,
           );
@@ -96,7 +98,7 @@ export class IccSecret {
         }
         return parsed.config;
       } catch (err) {
-        this.logOnce('read', `cannot read Secret ${ns}/${name}; using the ironic settings`, err);
+        this.warnings.warn('read', `cannot read Secret ${ns}/${name}; using the ironic settings`, err);
         return undefined;
       }
     })();
@@ -134,31 +136,24 @@ export class IccSecret {
         this.ctx.logger.info({ image, architectures: archs }, 'ironic agent image of the ICC Secret');
         return archs;
       } catch (err) {
-        this.logOnce(`arch|${image}`, 'cannot read the ICC ironic agent image manifest; not using it', err);
+        this.warnings.warn(
+          `arch|${image}`,
+          'cannot read the ICC ironic agent image manifest; not using it',
+          err,
+        );
         return undefined;
       }
     })();
     this.archs.set(image, { at: this.ctx.now().getTime(), value });
     return value;
   }
-
-  private logOnce(key: string, msg: string, err?: unknown): void {
-    if (this.logged.has(key)) return;
-    this.logged.add(key);
-    this.ctx.logger.warn(err ? { err: err instanceof Error ? err.message : String(err) } : {}, msg);
-  }
 }
 
-const perContext = new WeakMap<OperatorContext, IccSecret>();
+const perContext = perObject((ctx: OperatorContext) => new IccSecret(ctx));
 
 /** The context's IccSecret (created on first use). */
 export function iccSecretOf(ctx: OperatorContext): IccSecret {
-  let icc = perContext.get(ctx);
-  if (!icc) {
-    icc = new IccSecret(ctx);
-    perContext.set(ctx, icc);
-  }
-  return icc;
+  return perContext.of(ctx);
 }
 
 /** Replaces the context's IccSecret (tests: a registry stand-in, a short recheck). */

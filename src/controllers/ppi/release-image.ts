@@ -42,6 +42,7 @@ import { releaseFromImageTag } from '../../records/release.ts';
 import { CLUSTER_VERSION } from '../../records/resources.ts';
 import { pullSecretOf } from '../../records/views.ts';
 import { Discovery, type KubeObject } from '../../runtime/index.ts';
+import { perObject, WarnOnce } from '../../util/per-object.ts';
 import { fileInTar } from '../../util/tar.ts';
 
 export interface RegistryOptions {
@@ -303,11 +304,12 @@ export class HubReleaseImages {
   private readonly opts: HubReleaseOptions;
   private release: { at: number; value: Promise<HubRelease> } | undefined;
   private readonly found = new Map<string, { at: number; value: Promise<string | undefined> }>();
-  private readonly logged = new Set<string>();
+  private readonly warnings: WarnOnce;
 
   constructor(ctx: OperatorContext, opts: HubReleaseOptions = {}) {
     this.ctx = ctx;
     this.opts = opts;
+    this.warnings = new WarnOnce(ctx.logger);
   }
 
   private get recheckMs(): number {
@@ -331,7 +333,7 @@ export class HubReleaseImages {
           ...(desired?.version ? { version: desired.version } : {}),
         };
       } catch (err) {
-        this.logOnce(
+        this.warnings.warn(
           'clusterversion',
           'cannot read the hub ClusterVersion; using the ironic agent image settings',
           err,
@@ -408,10 +410,10 @@ export class HubReleaseImages {
         this.ctx.logger.info({ release, arch, image: res.image }, `ironic agent image from ${source}`);
         return res.image;
       }
-      this.logOnce(key, `${res.message}; using the ironic agent image settings`);
+      this.warnings.warn(key, `${res.message}; using the ironic agent image settings`);
       return undefined;
     } catch (err) {
-      this.logOnce(
+      this.warnings.warn(
         key,
         `cannot read the release image of ${source}; using the ironic agent image settings`,
         err,
@@ -419,22 +421,11 @@ export class HubReleaseImages {
       return undefined;
     }
   }
-
-  private logOnce(key: string, msg: string, err?: unknown): void {
-    if (this.logged.has(key)) return;
-    this.logged.add(key);
-    this.ctx.logger.warn(err ? { err: err instanceof Error ? err.message : String(err) } : {}, msg);
-  }
 }
 
-const perContext = new WeakMap<OperatorContext, HubReleaseImages>();
+const perContext = perObject((ctx: OperatorContext) => new HubReleaseImages(ctx));
 
 /** The context's HubReleaseImages (created on first use). */
 export function hubReleaseImagesOf(ctx: OperatorContext): HubReleaseImages {
-  let h = perContext.get(ctx);
-  if (!h) {
-    h = new HubReleaseImages(ctx);
-    perContext.set(ctx, h);
-  }
-  return h;
+  return perContext.of(ctx);
 }

@@ -4,7 +4,7 @@ import type { HostStatus } from '../model.ts';
 import { type HostArgs, type HostEngine, type HostState, isDay2, moveTo, stay } from './host-sm-common.ts';
 import { HOST_INFO } from './host-status-info.ts';
 import { hostEvent, unbindResetFields } from './host-update.ts';
-import { hostnameForMessage } from './hostutil.ts';
+import { HOST_INSTALL_STARTED_STATUSES, hostnameForMessage } from './hostutil.ts';
 import type { HostResult } from './result.ts';
 
 function mediaDisconnected(a: HostArgs, from: HostState, to: HostState): HostResult {
@@ -89,18 +89,7 @@ export function addOtherEventRules(sm: HostEngine): void {
   sm.add('UnbindHost', { id: 'U1', sources: PRE_INSTALL, destination: 'unbinding', apply: unbind });
   sm.add('UnbindHost', {
     id: 'U2',
-    sources: [
-      'preparing-for-installation',
-      'preparing-failed',
-      'preparing-successful',
-      'installing',
-      'installing-in-progress',
-      'installing-pending-user-action',
-      'installed',
-      'added-to-existing-cluster',
-      'error',
-      'cancelled',
-    ],
+    sources: HOST_INSTALL_STARTED_STATUSES,
     destination: 'unbinding-pending-user-action',
     apply: unbind,
   });

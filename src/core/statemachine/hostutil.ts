@@ -129,6 +129,32 @@ export function hostStatusSeverity(status: HostStatus): EventSeverity {
   }
 }
 
+/**
+ * Statuses of a host whose installation is under way: its cluster binding must not change
+ * (kubeapi.md §3.4.4, upstream's list); the Agent webhook and the unbind refuse it.
+ */
+export const HOST_INSTALLING_STATUSES: readonly HostStatus[] = [
+  'preparing-for-installation',
+  'preparing-failed',
+  'preparing-successful',
+  'installing',
+  'installing-in-progress',
+  'installing-pending-user-action',
+];
+
+/**
+ * Statuses of a host whose installation has started: the installing ones and those an
+ * installation ends in. Unbinding such a host needs the user (U2); the webhook refuses host
+ * settings edits in them.
+ */
+export const HOST_INSTALL_STARTED_STATUSES: readonly HostStatus[] = [
+  ...HOST_INSTALLING_STATUSES,
+  'installed',
+  'added-to-existing-cluster',
+  'error',
+  'cancelled',
+];
+
 /** Statuses in which role, hostname, disk, pool, labels and similar host fields may change. */
 export const HOST_UPDATABLE_STATUSES: readonly HostStatus[] = [
   'discovering',

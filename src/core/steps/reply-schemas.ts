@@ -2,6 +2,7 @@
 // slices); unknown fields are kept (newer agents add some).
 
 import { z } from 'zod';
+import { NTP_SOURCE_STATES } from '../model.ts';
 
 const list = <T extends z.ZodType>(item: T) => z.array(item).nullish();
 const str = z.string().nullish();
@@ -110,14 +111,6 @@ export const freeAddressesSchema = z.array(
   z.looseObject({ network: z.string(), free_addresses: list(z.string()) }),
 );
 
-export const NTP_SOURCE_STATES = [
-  'synced',
-  'combined',
-  'not_combined',
-  'error',
-  'variable',
-  'unreachable',
-] as const;
 export const ntpResponseSchema = z.looseObject({
   ntp_sources: list(z.looseObject({ source_name: str, source_state: z.enum(NTP_SOURCE_STATES).nullish() })),
 });
