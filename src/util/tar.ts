@@ -25,9 +25,21 @@ const BLOCK = 512;
 /** Longest name a ustar header holds by itself; longer ones get a pax `path` record. */
 const USTAR_NAME_BYTES = 100;
 
-/** Resolves when a writable wants more, or is gone (then the next write fails and says why). */
-const drained = (stream: NodeJS.EventEmitter): Promise<unknown> =>
-  Promise.race([once(stream, 'drain'), once(stream, 'close')]);
+interface Writable extends NodeJS.EventEmitter {
+  destroyed?: boolean;
+  destroying?: boolean;
+}
+
+const gone = (stream: Writable): boolean => stream.destroyed === true || stream.destroying === true;
+
+/**
+ * After a write that asked to wait: true once the writable wants more, false when it is gone
+ * (the reader left), so the writer stops instead of waiting for a drain that never comes.
+ */
+async function wantsMore(stream: Writable): Promise<boolean> {
+  if (!gone(stream)) await Promise.race([once(stream, 'drain'), once(stream, 'close')]);
+  return !gone(stream);
+}
 
 const padded = (bytes: number): number => Math.ceil(bytes / BLOCK) * BLOCK;
 
@@ -85,7 +97,8 @@ async function writeEntry(pack: tarStreamLib.Pack, entry: TarFileEntry): Promise
     const sink = pack.entry(headerOf(entry), (err) => (err ? reject(err) : resolve()));
     void (async () => {
       for await (const chunk of fileBytes(entry)) {
-        if (!sink.write(chunk)) await drained(sink);
+        // Leaving the loop closes the file.
+        if (!sink.write(chunk) && !(await wantsMore(sink))) return;
       }
       sink.end(undefined);
     })().catch((err: Error) => sink.destroy(err));
@@ -131,7 +144,7 @@ export async function fileInTar(
   const extract = tarStreamLib.extract();
   const feeding = (async () => {
     for await (const chunk of tar) {
-      if (!extract.write(chunk)) await drained(extract);
+      if (!extract.write(chunk) && !(await wantsMore(extract))) return;
     }
     extract.end(undefined);
   })();

@@ -1,7 +1,7 @@
 // Tar through tar-stream. The "all logs" archive streamed from disk: the same bytes as the
 // in-memory writer, the size announced up front holds even when a file changes while it is
 // streamed or a name is too long for a ustar header. Finding a file in a release layer.
-import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
@@ -51,6 +51,23 @@ describe('tarStream', () => {
     expect(streamed.length).toBe(tarStreamSize(entries));
     expect(streamed.subarray(512, 515).toString()).toBe('abc');
     expect(streamed[515]).toBe(0);
+  });
+
+  it('a reader that leaves early closes the file being sent', async () => {
+    const path = join(dir, 'big');
+    await writeFile(path, Buffer.alloc(8 * 1024 * 1024, 0x62));
+    const entries = [{ name: 'big', path, size: 8 * 1024 * 1024 }];
+    const stream = tarStream(entries);
+    for await (const _ of stream) break;
+    // Open files of this process that are the archived one (Linux's view of our descriptors).
+    const holding = async () => {
+      const fds = await readdir('/proc/self/fd');
+      const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+      return targets.filter((t) => t === path).length;
+    };
+    const deadline = Date.now() + 10_000;
+    while ((await holding()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(await holding()).toBe(0);
   });
 
   it('a member name of 150 bytes round-trips', async () => {
