@@ -117,7 +117,18 @@ export function tarStream(entries: readonly TarFileEntry[]): Readable {
     for (const entry of entries) await writeEntry(pack, entry);
     pack.finalize();
   })().catch((err: Error) => pack.destroy(err));
-  return Readable.from(pack, { objectMode: false });
+  // Through a generator: a reader that leaves (a broken download) ends the pack quietly, where
+  // the pack's own iterator would rethrow the reader's AbortError with nobody left to catch it.
+  return Readable.from(
+    (async function* () {
+      try {
+        for await (const chunk of pack) yield chunk as Buffer;
+      } finally {
+        pack.destroy();
+      }
+    })(),
+    { objectMode: false },
+  );
 }
 
 /** A small archive of files held in memory. */
