@@ -15,7 +15,7 @@ import { KubeClient } from '../runtime/index.ts';
 import { type Metal3Event, SimMetal3 } from '../sim/metal3.ts';
 import { PROFILE_NAMES, type ProfileName, type SimulatedMachine, simulatedMachine } from '../sim/profiles.ts';
 import type { SimEvent } from '../sim/stats.ts';
-import { formatEvent, parseProfiles, positive } from './sim.ts';
+import { formatEvent, optionsOrExitCode, parseProfiles, positive, runCommand } from './sim.ts';
 
 const USAGE = `usage: node src/cmd/sim-metal3.ts --namespace NS [options]
 
@@ -109,17 +109,8 @@ function formatMetal3(ev: SimEvent | Metal3Event, verbose: boolean): string | un
 }
 
 async function main(argv: string[]): Promise<number> {
-  let opts: SimMetal3CliOptions | 'help';
-  try {
-    opts = parseSimMetal3Args(argv);
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (opts === 'help') {
-    process.stdout.write(USAGE);
-    return 0;
-  }
+  const opts = optionsOrExitCode(parseSimMetal3Args, argv, USAGE);
+  if (typeof opts === 'number') return opts;
   const machines = rackOf(opts);
   if (opts.printBmhs) {
     process.stdout.write(bmhManifests(machines, opts.namespace, opts.printBmhs));
@@ -151,14 +142,4 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-if (import.meta.main) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err) => {
-      process.stderr.write(`${(err as Error).stack ?? err}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (import.meta.main) runCommand(main);

@@ -190,18 +190,43 @@ export function formatEvent(ev: SimEvent, verbose: boolean): string | undefined 
   }
 }
 
-async function main(argv: string[]): Promise<number> {
-  let opts: SimCliOptions | 'help';
+/**
+ * A simulator command's options, or its exit code when the arguments ask for help (0, the usage
+ * on stdout) or are wrong (2, why and the usage on stderr).
+ */
+export function optionsOrExitCode<T>(
+  parse: (argv: string[]) => T | 'help',
+  argv: string[],
+  usage: string,
+): T | number {
+  let opts: T | 'help';
   try {
-    opts = parseSimArgs(argv);
+    opts = parse(argv);
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
+    process.stderr.write(`${(err as Error).message}\n\n${usage}`);
     return 2;
   }
-  if (opts === 'help') {
-    process.stdout.write(USAGE);
-    return 0;
-  }
+  if (opts !== 'help') return opts;
+  process.stdout.write(usage);
+  return 0;
+}
+
+/** Runs a command's main with the process's arguments; its answer (or 1 on a throw) is the exit code. */
+export function runCommand(main: (argv: string[]) => Promise<number>): void {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      process.stderr.write(`${(err as Error).stack ?? err}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
+
+async function main(argv: string[]): Promise<number> {
+  const opts = optionsOrExitCode(parseSimArgs, argv, USAGE);
+  if (typeof opts === 'number') return opts;
   const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
   const stop = new AbortController();
   const onSignal = (sig: string) => {
@@ -249,14 +274,4 @@ async function main(argv: string[]): Promise<number> {
   return fleet.stats.gaveUp > 0 || fleet.stats.failed > 0 ? 1 : 0;
 }
 
-if (import.meta.main) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err) => {
-      process.stderr.write(`${(err as Error).stack ?? err}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (import.meta.main) runCommand(main);
