@@ -12,7 +12,7 @@ import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import {
   type ArtifactGenerator,
   type ArtifactGeneratorInput,
-  buildHostInstallIgnition,
+  addHostInstallIgnitions,
   type ClusterManifest,
   emptyIgnition,
   INFRASTRUCTURE_MANIFEST,
@@ -286,18 +286,12 @@ export class OpenshiftInstallRunner implements ArtifactGenerator {
         manifests.push({ folder, fileName, content: await read(join(folder, fileName)) });
       }
     }
-    const hostIgnitionFiles: Record<string, string> = {};
-    for (const host of cluster.hosts) {
-      const file = buildHostInstallIgnition({
-        cluster,
-        host,
-        roleIgnitions: roles,
-        manifests,
-        nodeIpAllocations: input.installConfig?.nodeIpAllocations,
-      });
-      files[file.fileName] = file.content;
-      hostIgnitionFiles[host.id] = file.fileName;
-    }
+    const hostIgnitionFiles = addHostInstallIgnitions(files, {
+      cluster,
+      roleIgnitions: roles,
+      manifests,
+      nodeIpAllocations: input.installConfig?.nodeIpAllocations,
+    });
 
     return {
       clusterId: metadata.clusterID ?? '',

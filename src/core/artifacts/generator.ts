@@ -18,7 +18,7 @@ import {
   randomUuid,
   renderAdminKubeconfig,
 } from './credentials.ts';
-import { buildHostInstallIgnition, type ClusterManifest, type RoleIgnitions } from './host-ignition.ts';
+import { addHostInstallIgnitions, type ClusterManifest, type RoleIgnitions } from './host-ignition.ts';
 import {
   emptyIgnition,
   inlineFile,
@@ -150,18 +150,12 @@ export class BuiltinArtifactGenerator implements ArtifactGenerator {
     };
     if (roles.arbiter) files['arbiter.ign'] = roles.arbiter;
 
-    const hostIgnitionFiles: Record<string, string> = {};
-    for (const host of cluster.hosts) {
-      const file = buildHostInstallIgnition({
-        cluster,
-        host,
-        roleIgnitions: roles,
-        manifests,
-        nodeIpAllocations: options.nodeIpAllocations,
-      });
-      files[file.fileName] = file.content;
-      hostIgnitionFiles[host.id] = file.fileName;
-    }
+    const hostIgnitionFiles = addHostInstallIgnitions(files, {
+      cluster,
+      roleIgnitions: roles,
+      manifests,
+      nodeIpAllocations: options.nodeIpAllocations,
+    });
 
     return {
       clusterId,

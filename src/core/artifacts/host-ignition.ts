@@ -168,6 +168,23 @@ function baseIgnition(host: Host, roles: RoleIgnitions): { text: string; what: s
   return { text: roles.worker, what: 'worker.ign' };
 }
 
+/**
+ * Every host's install ignition, added to `files` (name → content); returns which file is whose
+ * (host id → name).
+ */
+export function addHostInstallIgnitions(
+  files: Record<string, string>,
+  input: Omit<HostIgnitionInput, 'host'>,
+): Record<string, string> {
+  const byHost: Record<string, string> = {};
+  for (const host of input.cluster.hosts) {
+    const file = buildHostInstallIgnition({ ...input, host });
+    files[file.fileName] = file.content;
+    byHost[host.id] = file.fileName;
+  }
+  return byHost;
+}
+
 /** The install ignition of one host, `<effectiveRole>-<hostID>.ign`. */
 export function buildHostInstallIgnition(input: HostIgnitionInput): HostIgnitionFile {
   const { cluster, host } = input;

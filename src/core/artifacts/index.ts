@@ -27,6 +27,7 @@ export {
   type InstallArtifacts,
 } from './generator.ts';
 export {
+  addHostInstallIgnitions,
   addStaterootCleanup,
   applyHostIgnitionOverride,
   buildHostInstallIgnition,
