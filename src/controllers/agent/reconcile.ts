@@ -6,7 +6,11 @@
 import type { Agent, AgentStatus } from '../../api/index.ts';
 import { AGENT_FINALIZER } from '../../api/index.ts';
 import type { OperatorContext } from '../../records/context.ts';
-import type { HostRuntimeFacts } from '../../records/index.ts';
+import {
+  agentSpecSyncedCondition,
+  type HostRuntimeFacts,
+  setConditionsNoHeartbeat,
+} from '../../records/index.ts';
 import { crossNamespaceRefusal } from '../../records/references.ts';
 import { AGENT } from '../../records/resources.ts';
 import { clusterView } from '../../records/views.ts';
@@ -318,7 +322,8 @@ async function writeMetadata(
 
 /**
  * The status write; after a conflict it recomputes on the fresh object, and an inventory too
- * large to store is dropped (with a Warning) and the rest written. Returns what was written.
+ * large to store is dropped (with a Warning) and the rest written. Returns what was written, or
+ * nothing when the Agent has no room for its status (then it says so itself).
  */
 async function writeAgentStatus(
   ctx: OperatorContext,
@@ -351,17 +356,70 @@ async function writeAgentStatus(
           : spoke.apply(plan.refresh(cur));
       return statusOf(cur, final);
     });
-  try {
-    return { written: await write(agent, decided), out: final };
-  } catch (err) {
-    if (!(err instanceof ObjectTooLargeError) || !plan.pendingUpdate?.inventory) throw err;
+  let written = await unlessTooLarge(() => write(agent, decided));
+  if (written instanceof ObjectTooLargeError && plan.pendingUpdate?.inventory) {
     // The new inventory would make the Agent too large to store: keep the stored one, say why.
     const { inventory: _dropped, ...rest } = plan.pendingUpdate;
     plan.pendingUpdate = rest;
-    inventoryNotStored(deps, agent, err, plan.now);
-    const written = await write(agent, spoke.apply(plan.refresh(agent)));
-    return { written, out: final };
+    inventoryNotStored(deps, agent, written, plan.now);
+    written = await unlessTooLarge(() => write(agent, spoke.apply(plan.refresh(agent))));
   }
+  if (written instanceof ObjectTooLargeError) {
+    // The Agent's own spec and metadata leave no room for its status. No error: retrying cannot
+    // help until the Agent changes, and that change brings it back here.
+    await noRoomForStatus(ctx, deps, agent, written, plan.now);
+    return undefined;
+  }
+  return { written, out: final };
+}
+
+/** The write's result, or the ObjectTooLargeError it was refused with before being sent. */
+async function unlessTooLarge<T>(write: () => Promise<T>): Promise<T | ObjectTooLargeError> {
+  try {
+    return await write();
+  } catch (err) {
+    if (err instanceof ObjectTooLargeError) return err;
+    throw err;
+  }
+}
+
+/**
+ * Keeps the stored status and says in SpecSynced (InputError) that the Agent is too large for its
+ * status, with a Warning Event; when not even that fits, the Event alone. The condition names no
+ * byte count, so it stays the same from one reconcile to the next and is written once.
+ */
+async function noRoomForStatus(
+  ctx: OperatorContext,
+  deps: AgentReconcilerDeps,
+  agent: Agent,
+  err: ObjectTooLargeError,
+  now: Date,
+): Promise<void> {
+  const condition = agentSpecSyncedCondition({
+    kind: 'input',
+    message:
+      `the Agent's spec and metadata leave no room for its status (objects are limited to ` +
+      `${err.limit} bytes); make its spec, labels or annotations smaller`,
+  });
+  const kept = await unlessTooLarge(() =>
+    updateStatus(ctx.client, AGENT, agent, (cur) => ({
+      role: '',
+      debugInfo: {},
+      ...cur.status,
+      conditions: setConditionsNoHeartbeat(cur.status?.conditions, [condition], now),
+    })),
+  );
+  if (!(kept instanceof ObjectTooLargeError) && !kept.written) return;
+  const id = agent.metadata.name ?? '';
+  deps.events.record({
+    name: 'host_status_not_stored',
+    severity: 'warning',
+    category: 'user',
+    message: `Host ${id}: the Agent status is not updated: the Agent ${err.message}; make its spec, labels or annotations smaller`,
+    event_time: now.toISOString(),
+    host_id: id,
+    ...(agent.status?.backend?.infraEnvID ? { infra_env_id: agent.status.backend.infraEnvID } : {}),
+  });
 }
 
 /** Role suggestions and hostname uniqueness of the other hosts of the cluster depend on this one. */
@@ -430,7 +488,9 @@ export async function reconcileAgent(
   const decided = spoke.apply(first);
   const metadata = await writeMetadata(ctx, plan, cached, decided);
   if ('requeueAfter' in metadata) return metadata;
-  const { written, out } = await writeAgentStatus(ctx, deps, plan, metadata.agent, decided, spoke);
+  const result = await writeAgentStatus(ctx, deps, plan, metadata.agent, decided, spoke);
+  if (!result) return;
+  const { written, out } = result;
   if (written.written || metadata.patched) {
     deps.events.recordCore(out.events, plan.now);
     wakeClusterPeers(ctx, plan.gathered.name, cached, written.object, decided.host.cluster_id);

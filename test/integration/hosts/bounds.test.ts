@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, InfraEnv } from '../../../src/api/index.ts';
 import { AGENT, EVENT } from '../../../src/records/resources.ts';
-import type { KubeObject } from '../../../src/runtime/index.ts';
+import { type KubeObject, MAX_OBJECT_WRITE_BYTES } from '../../../src/runtime/index.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
 import { adminClient, call, createInfraEnv, inventory, waitForAgent } from './helpers.ts';
@@ -131,6 +131,61 @@ describe('oversized inventories', () => {
     // The stored inventory stays as it was.
     const stored = await client.get<Agent>(AGENT, hostId, ns);
     expect(stored.status?.inventory?.hostname).not.toBe('big');
+  });
+});
+
+describe('an Agent too large for its own status', () => {
+  it('keeps the stored status and says so in SpecSynced and a Warning Event', async () => {
+    const hostId = randomUUID();
+    await register(hostId);
+    expect((await postInventory(hostId, inventory('roomy', '52:54:00:00:00:04'))).status).toBe(204);
+    const before = await waitForAgent(
+      client,
+      ns,
+      hostId,
+      (a) => a.status?.inventory?.hostname === 'roomy',
+      'inventory stored',
+    );
+    // Valid node labels are copied into the status (status.backend.nodeLabels): 60 % of the limit in
+    // the spec fits the object, the same again in its status does not.
+    const label = (i: number) => [`example.com/${'k'.repeat(48)}-${i}`, 'v'.repeat(63)] as const;
+    const perLabel = JSON.stringify(Object.fromEntries([label(10_000)])).length;
+    const count = Math.ceil((0.6 * MAX_OBJECT_WRITE_BYTES) / perLabel);
+    const nodeLabels = Object.fromEntries(Array.from({ length: count }, (_, i) => label(10_000 + i)));
+    await client.patch<Agent>(AGENT, hostId, ns, 'merge', { spec: { nodeLabels } });
+
+    const agent = await waitForAgent(
+      client,
+      ns,
+      hostId,
+      (a) => a.status?.conditions?.find((c) => c.type === 'SpecSynced')?.status === 'False',
+      'SpecSynced False',
+    );
+    expect(agent.status?.conditions?.find((c) => c.type === 'SpecSynced')).toMatchObject({
+      reason: 'InputError',
+      message: expect.stringMatching(/leave no room for its status \(objects are limited to \d+ bytes\)/),
+    });
+    // What was stored stays: the status is not replaced by a smaller one.
+    expect(agent.status?.inventory?.hostname).toBe('roomy');
+    expect(agent.status?.backend).toEqual(before.status?.backend);
+    const event = await warningEvent(hostId, 'HostStatusNotStored');
+    expect(event.type).toBe('Warning');
+    expect(event.message).toMatch(/over the limit of \d+ bytes; the write was not sent/);
+
+    // Smaller again: the labels are applied and SpecSynced recovers.
+    const few = Object.fromEntries([label(1)]);
+    await client.patch<Agent>(AGENT, hostId, ns, 'json', [
+      { op: 'replace', path: '/spec/nodeLabels', value: few },
+    ]);
+    await waitForAgent(
+      client,
+      ns,
+      hostId,
+      (a) =>
+        a.status?.conditions?.find((c) => c.type === 'SpecSynced')?.status === 'True' &&
+        Object.keys(a.status?.backend?.nodeLabels ?? {}).length === 1,
+      'SpecSynced True with the one label applied',
+    );
   });
 });
 
