@@ -22,11 +22,13 @@ export default defineConfig({
           name: 'integration',
           // test/fuzz/integration: generated bad input at the REST routes and every CRD kind, with
           // the operator in-process and the webhooks on (same control plane as the other files).
+          // test/chaos: operator kill -9 during installs, API server restarts (own control plane).
           include: [
             'test/integration/**/*.test.ts',
             'test/e2e/**/*.test.ts',
             'test/security/**/*.test.ts',
             'test/fuzz/integration/*.test.ts',
+            'test/chaos/*.test.ts',
           ],
           environment: 'node',
           globalSetup: ['test/harness/global-setup.ts'],
