@@ -35,10 +35,10 @@ import { infraEnv, serveFile, setTestOsImage } from '../integration/infraenv/fix
 import { chaosSeed, printFigures } from './helpers.ts';
 
 const RESTARTS = 5;
-/** Created while the API server comes and goes… */
-const WAVE = { infraEnvs: 8, hostsPerInfraEnv: 3, clusters: 4 };
+/** Created while the API server comes and goes (one every 2-7 s, spread over the restarts)… */
+const WAVE = { infraEnvs: 8, hostsPerInfraEnv: 3, clusters: 4, pauseMs: [2_000, 7_000] as const };
 /** …and after the last restart, to prove the caches still deliver new objects. */
-const AFTER = { infraEnvs: 2, hostsPerInfraEnv: 3, clusters: 1 };
+const AFTER = { infraEnvs: 2, hostsPerInfraEnv: 3, clusters: 1, pauseMs: [200, 1_000] as const };
 const NS = 'wave';
 
 let plane: ControlPlane;
@@ -129,7 +129,12 @@ async function createCluster(name: string, imageSet: string): Promise<void> {
 /** Creates a batch, one object every so often (seeded), into `created`. */
 async function createBatch(
   prefix: string,
-  batch: typeof WAVE,
+  batch: {
+    infraEnvs: number;
+    hostsPerInfraEnv: number;
+    clusters: number;
+    pauseMs: readonly [number, number];
+  },
   random: () => number,
   seed: number,
   imageSet: string,
@@ -147,7 +152,7 @@ async function createBatch(
       created.clusters.push(name);
       work.push(createCluster(name, imageSet));
     }
-    await sleep(Math.round(between(random, 500, 3_000)));
+    await sleep(Math.round(between(random, ...batch.pauseMs)));
   }
   await Promise.all(work);
 }
@@ -189,6 +194,7 @@ it(`every cache recovers and nothing is missed through ${RESTARTS} API server re
     restarts.push({ atMs: at - started, downMs: downMs[i]!, readyAfterMs: Date.now() - at });
   }
   await wave;
+  const waveMs = Date.now() - started;
   await createBatch('after', AFTER, random, seed, imageSet, created);
   const hosts = fleets.flatMap((f) => f.hosts.map((h) => h.hostId));
 
@@ -233,6 +239,7 @@ it(`every cache recovers and nothing is missed through ${RESTARTS} API server re
     seed,
     restarts: restarts.length,
     restartPoints: restarts,
+    waveMs,
     infraEnvs: created.infraEnvs.length,
     clusters: created.clusters.length,
     hostsRegistered: hosts.length,
