@@ -234,6 +234,9 @@ it(`every cache recovers and nothing is missed through ${RESTARTS} API server re
   });
   const agents = (await admin.list<Agent>(AGENT, { namespace: NS })).items;
   expect(agents.map((a) => a.metadata.name).sort()).toEqual([...hosts].sort());
+  // The probes agree: ready again, and never asking for a restart that would not help.
+  await eventually(async () => op.ctx.mgr.readiness().ok, { what: 'readiness back' });
+  expect(await op.ctx.mgr.liveness()).toEqual({ ok: true });
 
   printFigures('apiserver-restart', {
     seed,

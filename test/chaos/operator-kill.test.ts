@@ -120,6 +120,17 @@ it(`${CLUSTERS} simulated SNO installs complete through operator kill -9s, with 
   const imageSet = await createImageSet(client);
   const names = Array.from({ length: CLUSTERS }, (_, i) => `${uniqueName('sno')}-${i}`);
   const infraEnvs = await Promise.all(names.map((n) => applySno(n, imageSet)));
+  // A host boots only from an image of a reconciled InfraEnv; one that calls first is refused (401)
+  // and blocks until restarted, as real agents do.
+  await eventually(
+    async () => {
+      const list = (await client.list<InfraEnv>(INFRA_ENV, { namespace: ns })).items;
+      return (
+        list.filter((ie) => ie.status?.conditions?.some((c) => c.type === 'ImageCreated')).length === CLUSTERS
+      );
+    },
+    { timeoutMs: 120_000, intervalMs: 500, what: 'every InfraEnv reconciled' },
+  );
   const agentImage = loadOperatorConfig([], {}).operator.agentImage;
   for (const ie of infraEnvs) {
     const id = ie.metadata.uid ?? '';
