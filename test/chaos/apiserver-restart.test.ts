@@ -173,6 +173,42 @@ async function cacheLag(res: ApiResource): Promise<string[]> {
   return lag;
 }
 
+/** What was created but not reconciled: ISO URLs, cluster registrations, Agents with inventory. */
+async function missing(created: Created): Promise<string[]> {
+  const ies = (await admin.list<InfraEnv>(INFRA_ENV, { namespace: NS })).items;
+  const acis = (await admin.list<AgentClusterInstall>(AGENT_CLUSTER_INSTALL, { namespace: NS })).items;
+  const agents = (await admin.list<Agent>(AGENT, { namespace: NS })).items;
+  const withInventory = new Set(
+    agents.filter((a) => a.status?.inventory?.hostname).map((a) => a.metadata.name),
+  );
+  return [
+    ...created.infraEnvs
+      .filter((n) => !ies.find((ie) => ie.metadata.name === n)?.status?.isoDownloadURL)
+      .map((n) => `InfraEnv ${n} without ISO URL`),
+    ...created.clusters
+      .filter((n) => !acis.find((a) => a.metadata.name === n)?.status?.backend?.clusterID)
+      .map((n) => `cluster ${n} not registered`),
+    ...fleets
+      .flatMap((f) => f.hosts)
+      .filter((h) => !withInventory.has(h.hostId))
+      .map((h) => `host ${h.hostId} (${h.phase} ${h.gaveUpReason ?? ''}) without Agent inventory`),
+  ];
+}
+
+/** Stops and starts kube-apiserver after each pause (seeded), while the wave goes on. */
+async function restartApiServer(upMs: number[], downMs: number[], started: number) {
+  const restarts: { atMs: number; downMs: number; readyAfterMs: number }[] = [];
+  for (let i = 0; i < upMs.length; i++) {
+    await sleep(upMs[i]!);
+    const at = Date.now();
+    await plane.stopApiServer();
+    await sleep(downMs[i]!);
+    await plane.startApiServer();
+    restarts.push({ atMs: at - started, downMs: downMs[i]!, readyAfterMs: Date.now() - at });
+  }
+  return restarts;
+}
+
 it(`every cache recovers and nothing is missed through ${RESTARTS} API server restarts during a registration wave`, async () => {
   const seed = chaosSeed();
   const random = seededRandom(seed);
@@ -183,16 +219,8 @@ it(`every cache recovers and nothing is missed through ${RESTARTS} API server re
   const imageSet = await createImageSet(admin);
   const created: Created = { infraEnvs: [], clusters: [] };
 
-  const restarts: { atMs: number; downMs: number; readyAfterMs: number }[] = [];
   const wave = createBatch('wave', WAVE, random, seed, imageSet, created);
-  for (let i = 0; i < RESTARTS; i++) {
-    await sleep(upMs[i]!);
-    const at = Date.now();
-    await plane.stopApiServer();
-    await sleep(downMs[i]!);
-    await plane.startApiServer();
-    restarts.push({ atMs: at - started, downMs: downMs[i]!, readyAfterMs: Date.now() - at });
-  }
+  const restarts = await restartApiServer(upMs, downMs, started);
   await wave;
   const waveMs = Date.now() - started;
   await createBatch('after', AFTER, random, seed, imageSet, created);
@@ -205,32 +233,12 @@ it(`every cache recovers and nothing is missed through ${RESTARTS} API server re
     },
     { timeoutMs: 120_000, intervalMs: 1_000, what: 'every cache to match a live list' },
   );
-  const missing = async () => {
-    const ies = (await admin.list<InfraEnv>(INFRA_ENV, { namespace: NS })).items;
-    const acis = (await admin.list<AgentClusterInstall>(AGENT_CLUSTER_INSTALL, { namespace: NS })).items;
-    const agents = (await admin.list<Agent>(AGENT, { namespace: NS })).items;
-    const withInventory = new Set(
-      agents.filter((a) => a.status?.inventory?.hostname).map((a) => a.metadata.name),
-    );
-    return [
-      ...created.infraEnvs
-        .filter((n) => !ies.find((ie) => ie.metadata.name === n)?.status?.isoDownloadURL)
-        .map((n) => `InfraEnv ${n} without ISO URL`),
-      ...created.clusters
-        .filter((n) => !acis.find((a) => a.metadata.name === n)?.status?.backend?.clusterID)
-        .map((n) => `cluster ${n} not registered`),
-      ...fleets
-        .flatMap((f) => f.hosts)
-        .filter((h) => !withInventory.has(h.hostId))
-        .map((h) => `host ${h.hostId} (${h.phase} ${h.gaveUpReason ?? ''}) without Agent inventory`),
-    ];
-  };
-  await eventually(async () => (await missing()).length === 0, {
+  await eventually(async () => (await missing(created)).length === 0, {
     timeoutMs: 120_000,
     intervalMs: 1_000,
     what: 'every InfraEnv, cluster and host reconciled',
   }).catch(async (err: Error) => {
-    throw new Error(`${err.message}\n${(await missing()).join('\n')}`);
+    throw new Error(`${err.message}\n${(await missing(created)).join('\n')}`);
   });
   const agents = (await admin.list<Agent>(AGENT, { namespace: NS })).items;
   expect(agents.map((a) => a.metadata.name).sort()).toEqual([...hosts].sort());

@@ -102,35 +102,25 @@ async function remaining(): Promise<string[]> {
   return left;
 }
 
-it(`${CLUSTERS} simulated SNO installs complete through operator kill -9s, with no duplicate Agent and no stuck finalizer`, async () => {
-  const seed = chaosSeed();
-  const random = seededRandom(seed);
-  const drawn = 3 + Math.floor(random() * 3);
-  // CHAOS_KILLS overrides the count (0: the same installs without chaos, for comparison).
-  const kills = process.env.CHAOS_KILLS ? Number(process.env.CHAOS_KILLS) : drawn;
-  // Each kill comes a random while after the previous restart was ready: early ones hit
-  // registration and approval, later ones the installs.
-  const delays = Array.from({ length: kills }, () => Math.round(between(random, 1_000, 6_000)));
-  printFigures('operator-kill plan', { seed, kills, delaysMs: delays });
-  const started = Date.now();
-
-  const signToken = await presetAgentKeys(client, ns, AUTH_KEYS_SECRET);
-  await op.start();
+/** The clusters, once the operator has reconciled every InfraEnv. */
+async function applyClusters(names: string[]): Promise<InfraEnv[]> {
   await createPullSecret(client, ns);
   const imageSet = await createImageSet(client);
-  const names = Array.from({ length: CLUSTERS }, (_, i) => `${uniqueName('sno')}-${i}`);
   const infraEnvs = await Promise.all(names.map((n) => applySno(n, imageSet)));
   // A host boots only from an image of a reconciled InfraEnv; one that calls first is refused (401)
   // and blocks until restarted, as real agents do.
+  const reconciled = (ie: InfraEnv) => ie.status?.conditions?.some((c) => c.type === 'ImageCreated');
   await eventually(
-    async () => {
-      const list = (await client.list<InfraEnv>(INFRA_ENV, { namespace: ns })).items;
-      return (
-        list.filter((ie) => ie.status?.conditions?.some((c) => c.type === 'ImageCreated')).length === CLUSTERS
-      );
-    },
+    async () =>
+      (await client.list<InfraEnv>(INFRA_ENV, { namespace: ns })).items.filter(reconciled).length ===
+      CLUSTERS,
     { timeoutMs: 120_000, intervalMs: 500, what: 'every InfraEnv reconciled' },
   );
+  return infraEnvs;
+}
+
+/** One simulated host per InfraEnv, with the token its discovery image would carry. */
+async function bootHosts(infraEnvs: InfraEnv[], seed: number, sign: (id: string) => string): Promise<void> {
   const agentImage = loadOperatorConfig([], {}).operator.agentImage;
   for (const ie of infraEnvs) {
     const id = ie.metadata.uid ?? '';
@@ -140,34 +130,55 @@ it(`${CLUSTERS} simulated SNO installs complete through operator kill -9s, with 
       agentVersion: agentImage,
       insecure: true,
       trustAnchors: [],
-      token: signToken(id),
+      token: sign(id),
       proxy: {},
       agentFlags: {},
     };
-    fleets.push(
-      await startFleet({
-        config,
-        hosts: 1,
-        speed: SPEED,
-        install: INSTALL_PACE,
-        machine: { seed: `${seed}-${ie.metadata.name}` },
-      }),
-    );
+    const machine = { seed: `${seed}-${ie.metadata.name}` };
+    fleets.push(await startFleet({ config, hosts: 1, speed: SPEED, install: INSTALL_PACE, machine }));
   }
+}
 
-  let completed = 0;
-  const killLog: { atMs: number; completed: number; readyAfterMs: number }[] = [];
-  const chaos = (async () => {
-    for (const delay of delays) {
-      await sleep(delay);
-      if (completed === CLUSTERS) return;
-      const at = Date.now();
-      await op.kill9();
-      await op.start();
-      killLog.push({ atMs: at - started, completed, readyAfterMs: Date.now() - at });
-    }
-  })();
+interface KillPoint {
+  atMs: number;
+  completed: number;
+  readyAfterMs: number;
+}
 
+/** Kills and restarts the operator after each delay, until `completed()` reaches every cluster. */
+async function killDuringInstalls(
+  delays: number[],
+  started: number,
+  completed: () => number,
+): Promise<KillPoint[]> {
+  const points: KillPoint[] = [];
+  for (const delay of delays) {
+    await sleep(delay);
+    if (completed() === CLUSTERS) break;
+    const at = Date.now();
+    await op.kill9();
+    await op.start();
+    points.push({ atMs: at - started, completed: completed(), readyAfterMs: Date.now() - at });
+  }
+  return points;
+}
+
+/** What is not done: unfinished clusters and Agents with their state, each host's counters. */
+async function stuckReport(): Promise<string> {
+  const acis = (await client.list<AgentClusterInstall>(AGENT_CLUSTER_INSTALL, { namespace: ns })).items;
+  const agents = (await client.list<Agent>(AGENT, { namespace: ns })).items;
+  const state = (o: Agent | AgentClusterInstall) =>
+    `${o.metadata.name}: ${o.status?.debugInfo?.state} ${o.status?.debugInfo?.stateInfo}`;
+  return [
+    await progress(),
+    ...acis.filter((a) => condition(a, 'Completed')?.status !== 'True').map(state),
+    ...agents.filter((a) => a.status?.debugInfo?.state !== 'installed').map(state),
+    ...fleets.map((f) => formatStats(f.stats)),
+  ].join('\n');
+}
+
+/** Approves Agents and waits for every install, printing progress every 15 s. */
+async function waitForInstalls(started: number, onCount: (n: number) => void): Promise<void> {
   const ticker = setInterval(
     () =>
       void progress().then((p) =>
@@ -178,43 +189,21 @@ it(`${CLUSTERS} simulated SNO installs complete through operator kill -9s, with 
   try {
     await eventually(
       async () => {
-        completed = await approveAndCount();
-        return completed === CLUSTERS;
+        const n = await approveAndCount();
+        onCount(n);
+        return n === CLUSTERS;
       },
       { timeoutMs: 210_000, intervalMs: 1_000, what: `${CLUSTERS} installs completed` },
     );
   } catch (err) {
-    const stats = fleets.map((f) => formatStats(f.stats));
-    const acis = (await client.list<AgentClusterInstall>(AGENT_CLUSTER_INSTALL, { namespace: ns })).items;
-    const stuck = acis
-      .filter((a) => condition(a, 'Completed')?.status !== 'True')
-      .map((a) => `${a.metadata.name}: ${a.status?.debugInfo?.state} ${a.status?.debugInfo?.stateInfo}`);
-    const agentStates = (await client.list<Agent>(AGENT, { namespace: ns })).items
-      .filter((a) => a.status?.debugInfo?.state !== 'installed')
-      .map((a) => `${a.metadata.name}: ${a.status?.debugInfo?.state} ${a.status?.debugInfo?.stateInfo}`);
-    stats.push(...stuck, ...agentStates);
-    throw new Error(
-      `${(err as Error).message}\n${await progress()}\nkills: ${JSON.stringify(killLog)}\n` +
-        `${stats.join('\n')}\noperator: ${op.tail()}`,
-    );
+    throw new Error(`${(err as Error).message}\n${await stuckReport()}\noperator: ${op.tail()}`);
   } finally {
     clearInterval(ticker);
   }
-  await chaos;
-  const installMs = Date.now() - started;
+}
 
-  // Exactly one Agent per simulated host, bound to that host's cluster.
-  const agents = (await client.list<Agent>(AGENT, { namespace: ns })).items;
-  const hostIds = fleets.map((f) => f.hosts[0]!.hostId).sort();
-  expect(agents.map((a) => a.metadata.name).sort()).toEqual(hostIds);
-  for (const [i, fleet] of fleets.entries()) {
-    const agent = agents.find((a) => a.metadata.name === fleet.hosts[0]!.hostId);
-    expect(agent?.spec.clusterDeploymentName?.name).toBe(names[i]);
-  }
-  if (kills > 0) expect(killLog.length).toBeGreaterThanOrEqual(1);
-
-  // Deletion with one more kill while finalizers run: everything must go.
-  const teardownStarted = Date.now();
+/** Deletes every cluster, InfraEnv and Agent with one more kill while finalizers run. */
+async function deleteAllWithAKill(names: string[], agents: Agent[], random: () => number): Promise<void> {
   await Promise.all(fleets.map((f) => f.stop()));
   for (const name of names) {
     await client.delete(CLUSTER_DEPLOYMENT, name, ns);
@@ -237,14 +226,52 @@ it(`${CLUSTERS} simulated SNO installs complete through operator kill -9s, with 
   }).catch(async (err: Error) => {
     throw new Error(`${err.message}\nleft: ${(await remaining()).join('\n')}\n${op.tail()}`);
   });
+}
+
+it(`${CLUSTERS} simulated SNO installs complete through operator kill -9s, with no duplicate Agent and no stuck finalizer`, async () => {
+  const seed = chaosSeed();
+  const random = seededRandom(seed);
+  const drawn = 3 + Math.floor(random() * 3);
+  // CHAOS_KILLS overrides the count (0: the same installs without chaos, for comparison).
+  const kills = process.env.CHAOS_KILLS ? Number(process.env.CHAOS_KILLS) : drawn;
+  // Each kill comes a random while after the previous restart was ready: early ones hit
+  // registration and approval, later ones the installs.
+  const delays = Array.from({ length: kills }, () => Math.round(between(random, 1_000, 6_000)));
+  printFigures('operator-kill plan', { seed, kills, delaysMs: delays });
+  const started = Date.now();
+
+  const signToken = await presetAgentKeys(client, ns, AUTH_KEYS_SECRET);
+  await op.start();
+  const names = Array.from({ length: CLUSTERS }, (_, i) => `${uniqueName('sno')}-${i}`);
+  await bootHosts(await applyClusters(names), seed, signToken);
+  let completed = 0;
+  const chaos = killDuringInstalls(delays, started, () => completed);
+  await waitForInstalls(started, (n) => {
+    completed = n;
+  });
+  const killPoints = await chaos;
+  const installMs = Date.now() - started;
+
+  // Exactly one Agent per simulated host, bound to that host's cluster.
+  const agents = (await client.list<Agent>(AGENT, { namespace: ns })).items;
+  const hostIds = fleets.map((f) => f.hosts[0]!.hostId).sort();
+  expect(agents.map((a) => a.metadata.name).sort()).toEqual(hostIds);
+  for (const [i, fleet] of fleets.entries()) {
+    const agent = agents.find((a) => a.metadata.name === fleet.hosts[0]!.hostId);
+    expect(agent?.spec.clusterDeploymentName?.name).toBe(names[i]);
+  }
+  if (kills > 0) expect(killPoints.length).toBeGreaterThanOrEqual(1);
+
+  const teardownStarted = Date.now();
+  await deleteAllWithAKill(names, agents, random);
 
   printFigures('operator-kill', {
     seed,
     clusters: CLUSTERS,
     installsCompleted: completed,
     agents: agents.length,
-    kills: killLog.length + 1,
-    killPoints: killLog,
+    kills: killPoints.length + 1,
+    killPoints,
     restarts: op.starts - 1,
     installMs,
     teardownMs: Date.now() - teardownStarted,
