@@ -8,8 +8,8 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pino } from 'pino';
+import type { Authenticator } from '../src/auth/types.ts';
 import { createApiServer, done, type HostApiBackend, ok } from '../src/server/api/index.ts';
-import type { Authenticator } from '../src/server/auth/types.ts';
 import { tarStream, tarStreamSize } from '../src/util/tar.ts';
 
 const dir = process.argv[2] ?? '/tmp';

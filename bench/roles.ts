@@ -1,8 +1,9 @@
 // Role suggestion for a large cluster of auto-assign hosts: what one Agent reconcile pays when it
 // refreshes suggested roles (every auto-assign host's fitness for master is evaluated).
-import { roleFitness } from '../src/controllers/hosts/role-fitness.ts';
+
 import type { Host } from '../src/core/model.ts';
 import { refreshSuggestedRoles } from '../src/core/statemachine/index.ts';
+import { roleFitness } from '../src/records/hosts/role-fitness.ts';
 import { cluster, host, inventory } from '../test/unit/core/validations/host-fixtures.ts';
 
 export function benchRoleSuggestion(line: (name: string, value: string) => void): void {

@@ -6,10 +6,8 @@
 // category, name, request id, props). Writing is fire and forget: a failure is logged, never thrown.
 
 import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '../api/index.ts';
+import type { AuthFailureEvent, EventSink } from '../auth/types.ts';
 import type { SmEvent } from '../core/statemachine/index.ts';
-import type { OperatorContext } from '../records/context.ts';
-import { EVENT } from '../records/resources.ts';
-import { aciFor } from '../records/views.ts';
 import { formatTime, type KubeObject, keyOf, TokenBucket } from '../runtime/index.ts';
 import type {
   ApiEvent,
@@ -19,8 +17,10 @@ import type {
   EventSeverity,
 } from '../server/api/backend.ts';
 import { capForLog } from '../server/api/limits.ts';
-import type { AuthFailureEvent, EventSink } from '../server/auth/types.ts';
 import { perObject } from '../util/per-object.ts';
+import type { OperatorContext } from './context.ts';
+import { EVENT } from './resources.ts';
+import { aciFor } from './views.ts';
 
 const PREFIX = 'events.agent-install.openshift.io';
 /** Label keys (values are UUIDs or enum words, always valid label values). */

@@ -3,14 +3,14 @@
 // (../cluster/backend.ts) and infra-envs (../infraenv/backend.ts) — all authenticated by one
 // LocalAuth whose keys live in a Secret of the operator namespace.
 
-import type { OperatorContext } from '../../records/context.ts';
-import { type ApiServer, createApiServer, type HostApiBackend } from '../../server/api/index.ts';
-import type { LocalAuth } from '../../server/auth/index.ts';
-import { clusterBackend } from '../cluster/backend.ts';
-import { infraEnvBackend } from '../infraenv/backend.ts';
-import { mountImageRoutes } from '../infraenv/image-routes.ts';
-import { localAuthFor } from './auth.ts';
-import { hostBackend } from './backend.ts';
+import type { LocalAuth } from '../auth/index.ts';
+import type { OperatorContext } from '../records/context.ts';
+import { localAuthFor } from '../records/hosts/auth.ts';
+import { type ApiServer, createApiServer, type HostApiBackend } from './api/index.ts';
+import { clusterBackend } from './clusters/backend.ts';
+import { hostBackend } from './hosts/backend.ts';
+import { infraEnvBackend } from './infraenvs/backend.ts';
+import { mountImageRoutes } from './infraenvs/image-routes.ts';
 
 export interface HostServer {
   /** The bound port (the configured one, or the one picked for port 0). */

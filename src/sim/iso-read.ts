@@ -5,7 +5,7 @@
 
 import { gunzipSync } from 'node:zlib';
 import { type Dispatcher, request } from 'undici';
-import { findEntry, readNewc } from '../server/image/cpio.ts';
+import { findEntry, readNewc } from '../images/cpio.ts';
 
 const SECTOR = 2048;
 const PVD_OFFSET = 16 * SECTOR;

@@ -8,12 +8,12 @@ import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PRIVATE_KEY_FIELD, PUBLIC_KEY_FIELD } from '../../src/controllers/hosts/keystore.ts';
+import { generateKeyPairPem, importKeyPair } from '../../src/auth/keys.ts';
+import { signAgentToken } from '../../src/auth/tokens.ts';
 import { freePort } from '../../src/dev/ports.ts';
+import { PRIVATE_KEY_FIELD, PUBLIC_KEY_FIELD } from '../../src/records/hosts/keystore.ts';
 import { SECRET } from '../../src/records/resources.ts';
 import type { KubeClient } from '../../src/runtime/index.ts';
-import { generateKeyPairPem, importKeyPair } from '../../src/server/auth/keys.ts';
-import { signAgentToken } from '../../src/server/auth/tokens.ts';
 import { eventually } from '../harness/env.ts';
 
 /** CHAOS_SEED when set (to replay a run), else a fresh one; the suites print it. */

@@ -26,9 +26,9 @@ import {
   requestedHostnameError,
   sshPublicKeyError,
 } from '../../src/core/validations/user-input.ts';
+import { parseKernelArguments } from '../../src/images/embed.ts';
+import { parseRange } from '../../src/images/iso-stream.ts';
 import * as wire from '../../src/server/api/schemas.ts';
-import { parseKernelArguments } from '../../src/server/image/embed.ts';
-import { parseRange } from '../../src/server/image/iso-stream.ts';
 import { casesFor, Fuzzer, type FuzzFigures, printFigures, seedFor } from './gen.ts';
 
 /** One case may not take longer than this (a catastrophic backtrack takes seconds to hours). */

@@ -5,12 +5,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
-import type { HostServer } from '../../src/controllers/hosts/server.ts';
 import { freePort } from '../../src/dev/ports.ts';
 import { loadKubeConfig, type RunningOperator, startOperator } from '../../src/operator/main.ts';
 import { loadOperatorConfig, type OperatorSettings } from '../../src/records/config.ts';
 import type { OperatorContext } from '../../src/records/context.ts';
 import { createLogger } from '../../src/runtime/index.ts';
+import type { HostServer } from '../../src/server/host-server.ts';
 import { eventually, kubeconfigPath, newNamespace } from './env.ts';
 
 export interface TestOperator {

@@ -10,8 +10,6 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, InfraEnv } from '../../src/api/index.ts';
 import { INFRAENV_TOKEN_GENERATION_ANNOTATION } from '../../src/api/index.ts';
-import { imageServicesOf } from '../../src/controllers/infraenv/services.ts';
-import { AGENT, INFRA_ENV } from '../../src/records/resources.ts';
 import {
   generateKeyPairPem,
   importKeyPair,
@@ -19,7 +17,9 @@ import {
   type TokenSubject,
   tokenGenerationClaim,
   type UrlKind,
-} from '../../src/server/auth/index.ts';
+} from '../../src/auth/index.ts';
+import { imageServicesOf } from '../../src/records/infraenvs/services.ts';
+import { AGENT, INFRA_ENV } from '../../src/records/resources.ts';
 import { eventually, newNamespace, uniqueName } from '../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../harness/operator.ts';
 import {

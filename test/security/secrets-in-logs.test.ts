@@ -8,7 +8,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InfraEnv } from '../../src/api/index.ts';
-import { imageServicesOf } from '../../src/controllers/infraenv/services.ts';
+import { imageServicesOf } from '../../src/records/infraenvs/services.ts';
 import {
   AGENT,
   AGENT_CLUSTER_INSTALL,

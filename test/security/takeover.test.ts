@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, InfraEnv } from '../../src/api/index.ts';
-import { REGISTRATION_CONFLICT_REASON } from '../../src/controllers/hosts/registration.ts';
 import { AGENT, EVENT } from '../../src/records/resources.ts';
 import type { KubeObject } from '../../src/runtime/index.ts';
+import { REGISTRATION_CONFLICT_REASON } from '../../src/server/hosts/registration.ts';
 import { eventually, newNamespace } from '../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../harness/operator.ts';
 import { call, createInfraEnv, waitForAgent } from '../integration/hosts/helpers.ts';

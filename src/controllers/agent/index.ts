@@ -7,6 +7,9 @@
 
 import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '../../api/index.ts';
 import type { OperatorContext } from '../../records/context.ts';
+import { operatorEventsFor } from '../../records/events.ts';
+import { localAuthFor } from '../../records/hosts/auth.ts';
+import { hostMemory } from '../../records/hosts/memory.ts';
 import {
   AGENT,
   AGENT_CLUSTER_INSTALL,
@@ -15,9 +18,6 @@ import {
   SECRET,
 } from '../../records/resources.ts';
 import { type KubeObject, keyOf, objectKey } from '../../runtime/index.ts';
-import { operatorEventsFor } from '../events.ts';
-import { localAuthFor } from '../hosts/auth.ts';
-import { hostMemory } from '../hosts/memory.ts';
 import { reconcileAgent } from './reconcile.ts';
 
 function agentKeys(agents: readonly Agent[]): string[] {

@@ -5,7 +5,20 @@
 
 import type { Agent, AgentStatus } from '../../api/index.ts';
 import { AGENT_FINALIZER } from '../../api/index.ts';
+import type { LocalAuth } from '../../auth/index.ts';
+import { agentMetadataPatch } from '../../records/agents/metadata.ts';
+import { projectAgentStatus, urlReissueAt } from '../../records/agents/project.ts';
+import { referencedFacts } from '../../records/agents/references.ts';
 import type { OperatorContext } from '../../records/context.ts';
+import type { OperatorEvents } from '../../records/events.ts';
+import {
+  clusterRecordById,
+  hostFacts,
+  infraEnvOfAgent,
+  infraEnvRecordOf,
+} from '../../records/hosts/lookup.ts';
+import type { HostMemory } from '../../records/hosts/memory.ts';
+import { roleFitness } from '../../records/hosts/role-fitness.ts';
 import {
   agentSpecSyncedCondition,
   type HostRuntimeFacts,
@@ -27,14 +40,6 @@ import {
   removeFinalizer,
   updateStatus,
 } from '../../runtime/index.ts';
-import type { LocalAuth } from '../../server/auth/index.ts';
-import type { OperatorEvents } from '../events.ts';
-import { clusterRecordById, hostFacts, infraEnvOfAgent, infraEnvRecordOf } from '../hosts/lookup.ts';
-import type { HostMemory } from '../hosts/memory.ts';
-import { roleFitness } from '../hosts/role-fitness.ts';
-import { agentMetadataPatch } from './metadata.ts';
-import { projectAgentStatus, urlReissueAt } from './project.ts';
-import { referencedFacts } from './references.ts';
 import { type CurrentCluster, type DesiredCluster, type RefreshOutput, refreshAgent } from './refresh.ts';
 import { restoreFromAnnotations } from './restore.ts';
 import { deletionSpokeCleanup, reclaimOnUnbind, type SpokeStep, spokeStep } from './spoke-step.ts';

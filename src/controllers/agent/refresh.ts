@@ -30,6 +30,7 @@ import {
   isPassingStatus,
   validateHost,
 } from '../../core/validations/index.ts';
+import type { PendingHostUpdate } from '../../records/hosts/memory.ts';
 import {
   type AgentCluster,
   type AgentHost,
@@ -41,7 +42,6 @@ import {
   type SpecSyncError,
   installerArgsError as specInstallerArgsError,
 } from '../../records/index.ts';
-import type { PendingHostUpdate } from '../hosts/memory.ts';
 import { RECLAIMABLE_STATES } from './reclaim.ts';
 
 /** Where spec.clusterDeploymentName points. */

@@ -14,8 +14,8 @@ import {
   HOST_STATES,
 } from '../../api/index.ts';
 import type { Inventory } from '../../core/inventory.ts';
+import { ownerInfraEnvUid } from '../../records/hosts/access.ts';
 import { inventoryToStatus } from '../../records/index.ts';
-import { ownerInfraEnvUid } from '../hosts/access.ts';
 
 function parse<T>(text: string | undefined): T | undefined {
   if (!text) return undefined;

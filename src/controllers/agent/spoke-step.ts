@@ -14,6 +14,7 @@ import {
   type ClusterDeployment,
   type CsrStatus,
 } from '../../api/index.ts';
+import type { LocalAuth } from '../../auth/index.ts';
 import type { HostStage } from '../../core/model.ts';
 import {
   effectiveHostname,
@@ -21,21 +22,20 @@ import {
   type StateMachineOptions,
   updateInstallProgress,
 } from '../../core/statemachine/index.ts';
-import type { OperatorContext } from '../../records/context.ts';
-import { type AgentCluster, type AgentHost, agentToHost } from '../../records/index.ts';
-import { BARE_METAL_HOST } from '../../records/resources.ts';
-import { aciFor } from '../../records/views.ts';
-import type { LocalAuth } from '../../server/auth/index.ts';
-import { serviceConfigOf } from '../agentserviceconfig/service-config.ts';
-import { infraEnvOfAgent } from '../hosts/lookup.ts';
-import { imageServicesOf } from '../infraenv/services.ts';
 import {
   needsDay2SpokeWork,
   shouldApproveCsrs,
   skipsSpokeCleanup,
   spokeCleanupBlockedBy,
   spokeResourcesExist,
-} from './day2.ts';
+} from '../../records/agents/day2.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { infraEnvOfAgent } from '../../records/hosts/lookup.ts';
+import { type AgentCluster, type AgentHost, agentToHost } from '../../records/index.ts';
+import { imageServicesOf } from '../../records/infraenvs/services.ts';
+import { BARE_METAL_HOST } from '../../records/resources.ts';
+import { serviceConfigOf } from '../../records/serviceconfig/service-config.ts';
+import { aciFor } from '../../records/views.ts';
 import { reclaimDecision, reclaimObjects, reclaimRunnerOnDelete } from './reclaim.ts';
 import type { CurrentCluster, RefreshOutput } from './refresh.ts';
 import { serviceCaCerts } from './service-ca.ts';

@@ -5,6 +5,18 @@
 // failure comes back as a value for the reconciler to log, record as an event and retry.
 
 import type { ClusterDeployment, CsrInfo, CsrStatus } from '../../api/index.ts';
+import {
+  type CsrType,
+  day2Stage,
+  machineCleanupPlan,
+  mergeCsrStatus,
+  nodeCleanupStep,
+  nodeLabelsPatch,
+  nodeReady,
+  planCsrApprovals,
+  type SpokeCsr,
+  type SpokeNode,
+} from '../../records/agents/day2.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import {
   BARE_METAL_HOST,
@@ -22,18 +34,6 @@ import {
 } from '../../records/resources.ts';
 import { spokeClient } from '../../records/spoke.ts';
 import { type ApiResource, isNotFound, type KubeClient, type KubeObject } from '../../runtime/index.ts';
-import {
-  type CsrType,
-  day2Stage,
-  machineCleanupPlan,
-  mergeCsrStatus,
-  nodeCleanupStep,
-  nodeLabelsPatch,
-  nodeReady,
-  planCsrApprovals,
-  type SpokeCsr,
-  type SpokeNode,
-} from './day2.ts';
 import {
   RECLAIM_FIELD_MANAGER,
   RECLAIM_NAMESPACE,

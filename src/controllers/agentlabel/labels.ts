@@ -5,7 +5,7 @@
 import type { Agent, AgentClassification } from '../../api/index.ts';
 import { AGENT_CLASSIFICATION_LABEL_PREFIX, QUERY_ERROR_PREFIX } from '../../api/index.ts';
 import { classify } from '../../core/jq/index.ts';
-import { sanitizeLabelValue } from '../agent/metadata.ts';
+import { sanitizeLabelValue } from '../../records/agents/metadata.ts';
 
 /** Label changes (`null` = remove) that bring the Agent's classification labels up to date. */
 export function classificationLabelChanges(

@@ -14,8 +14,14 @@ import type { AgentServiceConfig } from '../../api/index.ts';
 import { AGENTSERVICECONFIG_FINALIZER, AGENTSERVICECONFIG_NAME } from '../../api/index.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { type ConditionValue, setConditionsNoHeartbeat } from '../../records/index.ts';
+import { BASE_IMAGE_RETRY_MS, imageServicesOf } from '../../records/infraenvs/services.ts';
 import { readConfigMap } from '../../records/referenced.ts';
 import { AGENT_SERVICE_CONFIG, CONFIG_MAP } from '../../records/resources.ts';
+import {
+  INITIAL_SERVICE_CONFIG,
+  type ServiceConfigStore,
+  serviceConfigOf,
+} from '../../records/serviceconfig/service-config.ts';
 import {
   addFinalizer,
   hasFinalizer,
@@ -27,8 +33,6 @@ import {
   updateStatus,
   updateWhen,
 } from '../../runtime/index.ts';
-import { BASE_IMAGE_RETRY_MS, imageServicesOf } from '../infraenv/services.ts';
-import { INITIAL_SERVICE_CONFIG, type ServiceConfigStore, serviceConfigOf } from './service-config.ts';
 import {
   deploymentsHealthy,
   evaluateAgentServiceConfig,
@@ -39,8 +43,12 @@ import {
   type MirrorConfigMap,
 } from './status.ts';
 
-export { OsImageCatalog } from './os-images.ts';
-export { mirrorRegistriesOf, type ServiceConfig, serviceConfigOf } from './service-config.ts';
+export { OsImageCatalog } from '../../records/serviceconfig/os-images.ts';
+export {
+  mirrorRegistriesOf,
+  type ServiceConfig,
+  serviceConfigOf,
+} from '../../records/serviceconfig/service-config.ts';
 
 /** No AgentServiceConfig: nothing to serve images from. */
 const ABSENT = { ...INITIAL_SERVICE_CONFIG, loaded: true };

@@ -12,11 +12,11 @@
 import type { AgentServiceConfig } from '../../api/index.ts';
 import { AGENTSERVICECONFIG_NAME, ENABLE_IMAGE_SERVICE_ANNOTATION } from '../../api/index.ts';
 import type { MirrorRegistries } from '../../core/ignition/index.ts';
+import type { OsImage } from '../../images/base-images.ts';
 import type { ConditionValue } from '../../records/index.ts';
-import type { OsImage } from '../../server/image/base-images.ts';
-import type { BaseImageState } from '../infraenv/services.ts';
-import { OsImageCatalog, osImagesFromSpec } from './os-images.ts';
-import type { ServiceConfig } from './service-config.ts';
+import type { BaseImageState } from '../../records/infraenvs/services.ts';
+import { OsImageCatalog, osImagesFromSpec } from '../../records/serviceconfig/os-images.ts';
+import type { ServiceConfig } from '../../records/serviceconfig/service-config.ts';
 
 export const RECONCILE_COMPLETED = 'ReconcileCompleted';
 export const DEPLOYMENTS_HEALTHY = 'DeploymentsHealthy';

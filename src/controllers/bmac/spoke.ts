@@ -26,9 +26,9 @@ import {
 } from '../../api/index.ts';
 import { base64DataUrl } from '../../core/ignition/index.ts';
 import { parseGoDuration } from '../../core/statemachine/durations.ts';
+import { type CsrApprovalCluster, clusterHasMachineApi } from '../../records/agents/day2.ts';
 import { BARE_METAL_HOST, CONFIG_MAP, MACHINE, NODE, POD } from '../../records/resources.ts';
 import { type ApiResource, isNotFound, type KubeClient, type KubeObject } from '../../runtime/index.ts';
-import { type CsrApprovalCluster, clusterHasMachineApi } from '../agent/day2.ts';
 import { hardwareDetails } from './mapping.ts';
 
 /** Where the spoke keeps the CA that signs the machine-config-server certificate, in lookup order. */

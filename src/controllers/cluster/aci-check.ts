@@ -9,6 +9,7 @@ import {
   type AgentClusterInstall,
   type ClusterDeployment,
 } from '../../api/index.ts';
+import { computeAciStatus } from '../../records/clusters/status.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { referenceMismatch, type SpecSyncError } from '../../records/index.ts';
 import { AGENT_CLUSTER_INSTALL } from '../../records/resources.ts';
@@ -21,7 +22,6 @@ import {
   updateStatus,
 } from '../../runtime/index.ts';
 import type { ClusterControllerDeps } from './deps.ts';
-import { computeAciStatus } from './status.ts';
 import { teardownClusterInstall } from './teardown.ts';
 import { CD_BY_INSTALL_REF_INDEX, isAgentInstallRef } from './watches.ts';
 

@@ -12,11 +12,11 @@ import {
   HIVE_SECRET_TYPE_LABEL,
   type HiveClusterMetadata,
 } from '../../api/index.ts';
+import { readClusterFile } from '../../records/clusters/artifacts-store.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import type { AgentCluster } from '../../records/index.ts';
 import { AGENT_CLUSTER_INSTALL, CLUSTER_DEPLOYMENT, SECRET } from '../../records/resources.ts';
 import { isAlreadyExists, type KubeObject, type OwnerReference } from '../../runtime/index.ts';
-import { readClusterFile } from './artifacts-store.ts';
 
 export const KUBEADMIN_USERNAME = 'kubeadmin';
 

@@ -6,7 +6,7 @@
 import type { Agent, AgentClusterInstall } from '../../api/index.ts';
 import type { SmEvent } from '../../core/statemachine/index.ts';
 import type { OperatorContext } from '../../records/context.ts';
-import { operatorEventsFor } from '../events.ts';
+import { operatorEventsFor } from '../../records/events.ts';
 
 export type ClusterEventSink = (
   events: readonly SmEvent[],

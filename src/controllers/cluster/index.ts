@@ -35,8 +35,8 @@ import {
   cdKeysOfSecret,
 } from './watches.ts';
 
-export { clusterBackend, recordControllerLogsCollected } from './backend.ts';
-export { recordVipVerifications } from './vip-verifications.ts';
+export { recordVipVerifications } from '../../records/clusters/vip-verifications.ts';
+export { clusterBackend, recordControllerLogsCollected } from '../../server/clusters/backend.ts';
 
 export interface ClusterControllerOptions {
   generator?: ArtifactGenerator;

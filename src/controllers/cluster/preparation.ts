@@ -22,8 +22,8 @@ import { isSingleNode } from '../../core/installconfig/index.ts';
 import type { Cluster } from '../../core/model.ts';
 import { allocateNodeIps } from '../../core/network/node-ips.ts';
 import { isUserManagedLoadBalancer } from '../../core/network/topology.ts';
+import { removeClusterFiles, writeClusterFiles } from '../../records/clusters/artifacts-store.ts';
 import type { OperatorContext } from '../../records/context.ts';
-import { removeClusterFiles, writeClusterFiles } from './artifacts-store.ts';
 import { OpenshiftInstallRunner } from './openshift-install-runner.ts';
 
 export type PreparationOutcome = { ok: true; openshiftClusterId: string } | { ok: false; error: string };

@@ -16,7 +16,11 @@ import {
   handlePreInstallSuccess,
   type SmEvent,
 } from '../../core/statemachine/index.ts';
+import { writeClusterFiles } from '../../records/clusters/artifacts-store.ts';
+import { computeAciStatus } from '../../records/clusters/status.ts';
+import { withVipVerifications } from '../../records/clusters/vip-verifications.ts';
 import type { OperatorContext } from '../../records/context.ts';
+import { roleFitness } from '../../records/hosts/role-fitness.ts';
 import {
   type AgentCluster,
   type AgentHost,
@@ -29,8 +33,6 @@ import { readSecret } from '../../records/referenced.ts';
 import { AGENT_CLUSTER_INSTALL } from '../../records/resources.ts';
 import { clusterView } from '../../records/views.ts';
 import { keyOf, type ReconcileResult, updateStatus } from '../../runtime/index.ts';
-import { roleFitness } from '../hosts/role-fitness.ts';
-import { writeClusterFiles } from './artifacts-store.ts';
 import {
   handOffEarlyKubeconfig,
   handOffInstalledCluster,
@@ -55,8 +57,6 @@ import {
 import { applyWorkerPoolPause, mcpPauseAgents, workerPoolPaused } from './mcp-pause.ts';
 import { monitorCluster, nextClusterDeadlineMs } from './monitor.ts';
 import { installConfigOptions, prepareInstallArtifacts } from './preparation.ts';
-import { computeAciStatus } from './status.ts';
-import { withVipVerifications } from './vip-verifications.ts';
 
 export const BACKEND_ERROR_REQUEUE_MS = 10_000;
 export const MANIFESTS_ERROR_REQUEUE_MS = 60_000;

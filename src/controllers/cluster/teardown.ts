@@ -20,6 +20,8 @@ import {
 } from '../../api/index.ts';
 import type { SmEvent } from '../../core/statemachine/index.ts';
 import { cancelClusterInstallation } from '../../core/statemachine/index.ts';
+import { removeClusterFiles, removeClusterLogs } from '../../records/clusters/artifacts-store.ts';
+import { forgetVipVerifications } from '../../records/clusters/vip-verifications.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import type { AgentCluster } from '../../records/index.ts';
 import { AGENT, AGENT_CLUSTER_INSTALL, CLUSTER_DEPLOYMENT } from '../../records/resources.ts';
@@ -31,9 +33,7 @@ import {
   type ReconcileResult,
   removeFinalizer,
 } from '../../runtime/index.ts';
-import { removeClusterFiles, removeClusterLogs } from './artifacts-store.ts';
 import { writeHostChanges } from './hosts-write.ts';
-import { forgetVipVerifications } from './vip-verifications.ts';
 
 export const TEARDOWN_RETRY_MS = 10_000;
 

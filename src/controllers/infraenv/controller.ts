@@ -12,6 +12,15 @@
 import type { AgentClusterInstall, ClusterDeployment, InfraEnv, NMStateConfig } from '../../api/index.ts';
 import { INFRAENV_FINALIZER, INFRAENV_TOKEN_GENERATION_ANNOTATION } from '../../api/index.ts';
 import type { OperatorContext } from '../../records/context.ts';
+import { operatorEventsFor } from '../../records/events.ts';
+import { discoveryIgnition, staticNetworkFiles } from '../../records/infraenvs/discovery.ts';
+import {
+  gatherImageInputs,
+  type ImageInputs,
+  type ImageProblem,
+  imageDigestOf,
+} from '../../records/infraenvs/inputs.ts';
+import { type ImageServices, imageServicesOf } from '../../records/infraenvs/services.ts';
 import {
   AGENT_CLUSTER_INSTALL,
   CLUSTER_DEPLOYMENT,
@@ -20,6 +29,7 @@ import {
   NMSTATE_CONFIG,
   SECRET,
 } from '../../records/resources.ts';
+import { type ServiceConfig, serviceConfigOf } from '../../records/serviceconfig/service-config.ts';
 import {
   addFinalizer,
   type Controller,
@@ -37,11 +47,6 @@ import {
   updateStatus,
   updateWhen,
 } from '../../runtime/index.ts';
-import { type ServiceConfig, serviceConfigOf } from '../agentserviceconfig/service-config.ts';
-import { operatorEventsFor } from '../events.ts';
-import { discoveryIgnition, staticNetworkFiles } from './discovery.ts';
-import { gatherImageInputs, type ImageInputs, type ImageProblem, imageDigestOf } from './inputs.ts';
-import { type ImageServices, imageServicesOf } from './services.ts';
 import { desiredInfraEnvStatus, type ImageOutcome } from './status.ts';
 
 /** kubeapi.md §3.10: recoverable errors are retried after 20 s, deletion failures after 60 s. */

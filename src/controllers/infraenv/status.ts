@@ -10,6 +10,8 @@
 // and PreprovisioningImage controllers measures from (setting BMAC_IMAGE_COOLDOWN_MS).
 import type { InfraEnv, InfraEnvStatus } from '../../api/index.ts';
 import { INFRAENV_LABEL } from '../../api/index.ts';
+import type { TokenSubject, UrlKind } from '../../auth/index.ts';
+import { withApiKey } from '../../auth/index.ts';
 import type { ServiceUrls } from '../../records/context.ts';
 import {
   eventsUrl,
@@ -17,9 +19,7 @@ import {
   metaTime,
   setImageCreatedCondition,
 } from '../../records/index.ts';
-import type { TokenSubject, UrlKind } from '../../server/auth/index.ts';
-import { withApiKey } from '../../server/auth/index.ts';
-import type { ImageProblem, ImageType } from './inputs.ts';
+import type { ImageProblem, ImageType } from '../../records/infraenvs/inputs.ts';
 import { bootArtifactUrl, infraEnvFileUrl, isoDownloadUrl, pxeInitrdUrl, withoutToken } from './urls.ts';
 
 /** What the controller needs from LocalAuth to sign status URLs. */

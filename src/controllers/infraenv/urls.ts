@@ -1,8 +1,8 @@
 // URLs the InfraEnv status carries (kubeapi.md §3.11, agent-api.md §9.7). `<S>` is the service
 // base URL, `<I>` the image service base URL. Signed URLs carry `api_key` (query) or, for the ISO,
 // the token in the path (`/byapikey/<token>/…`), as upstream's local authentication does.
-import { goEncodeQuery } from '../../server/auth/index.ts';
-import { imageServiceUrl } from '../../server/image/pxe.ts';
+import { goEncodeQuery } from '../../auth/index.ts';
+import { imageServiceUrl } from '../../images/pxe.ts';
 
 const API_V2 = '/api/assisted-install/v2';
 

@@ -13,12 +13,17 @@ import {
   VELERO_EXCLUDE_FROM_BACKUP_LABEL,
 } from '../../api/index.ts';
 import type { OperatorContext } from '../../records/context.ts';
+import { iccSecretOf } from '../../records/hub/icc.ts';
+import {
+  boundClusterFamilies,
+  ironicAgentEnabled,
+  ironicAgentOptions,
+  ironicSettingsOf,
+} from '../../records/hub/ironic.ts';
 import { BARE_METAL_HOST, INFRA_ENV, PREPROVISIONING_IMAGE } from '../../records/resources.ts';
+import { normalizeArch } from '../../records/serviceconfig/os-images.ts';
 import { isNotFound, keyOf, objectKey, removeFinalizer, updateStatus } from '../../runtime/index.ts';
-import { normalizeArch } from '../agentserviceconfig/os-images.ts';
 import { bareMetalHosts, preprovisioningImages } from '../bmac/index.ts';
-import { iccSecretOf } from './icc.ts';
-import { boundClusterFamilies, ironicAgentEnabled, ironicAgentOptions, ironicSettingsOf } from './ironic.ts';
 import { chosenFormat, ppiStatus } from './status.ts';
 
 /** The owning BMH's name (ownerReference of kind BareMetalHost). */

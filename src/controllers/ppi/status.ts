@@ -3,8 +3,8 @@
 // success outcome copies the InfraEnv ImageCreated condition into Ready/Error.
 import type { InfraEnv, MetaV1Condition, PreprovisioningImage } from '../../api/index.ts';
 import { IMAGE_CREATED_CONDITION } from '../../records/index.ts';
+import { normalizeArch } from '../../records/serviceconfig/os-images.ts';
 import { setCondition } from '../../runtime/index.ts';
-import { normalizeArch } from '../agentserviceconfig/os-images.ts';
 
 type PpiStatus = NonNullable<PreprovisioningImage['status']>;
 

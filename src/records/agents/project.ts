@@ -3,6 +3,7 @@
 // the same status for the same host and an idle reconcile writes nothing.
 
 import type { Agent, AgentStatus } from '../../api/index.ts';
+import type { LocalAuth } from '../../auth/index.ts';
 import {
   AGENT_CONDITION,
   type AgentHost,
@@ -11,8 +12,7 @@ import {
   logsUrl,
   type SpecSyncError,
   sameUrlTarget,
-} from '../../records/index.ts';
-import type { LocalAuth } from '../../server/auth/index.ts';
+} from '../index.ts';
 
 const SPEC_SYNC_PREFIX = {
   input: 'The Spec could not be synced due to an input error: ',

@@ -4,9 +4,9 @@
 // Reading labels the Secrets for the watch and backup, so later edits reconcile the Agent.
 
 import type { Agent } from '../../api/index.ts';
-import type { OperatorContext } from '../../records/context.ts';
-import type { HostRuntimeFacts, SpecSyncError } from '../../records/index.ts';
-import { readSecret } from '../../records/referenced.ts';
+import type { OperatorContext } from '../context.ts';
+import type { HostRuntimeFacts, SpecSyncError } from '../index.ts';
+import { readSecret } from '../referenced.ts';
 
 export interface ReferencedFacts {
   facts: HostRuntimeFacts;

@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import type { OperatorContext } from '../../records/context.ts';
+import type { OperatorContext } from '../context.ts';
 
 type DataDirSource = Pick<OperatorContext, 'settings'>;
 

@@ -6,15 +6,9 @@
 // projection writes a fresh one, and the reconciler is woken when the next one falls due.
 
 import type { AgentClusterInstall, AgentClusterInstallStatus } from '../../api/index.ts';
-import type { OperatorContext } from '../../records/context.ts';
-import {
-  type AgentCluster,
-  clusterToAciStatus,
-  eventsUrl,
-  logsUrl,
-  type SpecSyncError,
-} from '../../records/index.ts';
-import type { LocalAuth } from '../../server/auth/index.ts';
+import type { LocalAuth } from '../../auth/index.ts';
+import type { OperatorContext } from '../context.ts';
+import { type AgentCluster, clusterToAciStatus, eventsUrl, logsUrl, type SpecSyncError } from '../index.ts';
 
 const authByContext = new WeakMap<OperatorContext, LocalAuth>();
 

@@ -5,9 +5,9 @@
 
 import type { VipEntry } from '../../core/model.ts';
 import { canonicalIp } from '../../core/network/cidr.ts';
-import type { OperatorContext } from '../../records/context.ts';
-import type { AgentCluster } from '../../records/index.ts';
 import { perObject } from '../../util/per-object.ts';
+import type { OperatorContext } from '../context.ts';
+import type { AgentCluster } from '../index.ts';
 
 type Verification = NonNullable<VipEntry['verification']>;
 

@@ -4,10 +4,10 @@
 
 import type { Agent, ClusterDeployment, InfraEnv } from '../../api/index.ts';
 import { INFRAENV_TOKEN_GENERATION_ANNOTATION } from '../../api/index.ts';
-import type { OperatorContext } from '../../records/context.ts';
-import { crossNamespaceRefusal } from '../../records/references.ts';
+import type { AccessResolver, AccessTarget, TokenSubject } from '../../auth/index.ts';
 import { keyOf } from '../../runtime/index.ts';
-import type { AccessResolver, AccessTarget, TokenSubject } from '../../server/auth/index.ts';
+import type { OperatorContext } from '../context.ts';
+import { crossNamespaceRefusal } from '../references.ts';
 
 const same = (a: string | undefined, b: string | undefined) =>
   a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();

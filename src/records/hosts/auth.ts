@@ -2,8 +2,8 @@
 // controllers (sign the URLs they write into status). Created on first use from the key Secret, so
 // whichever starts first — a reconciler or the server — loads the same keys.
 
-import type { OperatorContext } from '../../records/context.ts';
-import { LocalAuth } from '../../server/auth/index.ts';
+import { LocalAuth } from '../../auth/index.ts';
+import type { OperatorContext } from '../context.ts';
 import { operatorEventsFor } from '../events.ts';
 import { CacheAccessResolver } from './access.ts';
 import { SecretKeyStore } from './keystore.ts';

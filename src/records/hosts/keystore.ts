@@ -4,9 +4,9 @@
 // `save` only ever creates: when two replicas race, the loser's create fails with AlreadyExists and
 // loadOrCreateKeys reads the winner's pair.
 
-import { SECRET } from '../../records/resources.ts';
+import type { KeyPairPem, KeyStore } from '../../auth/index.ts';
 import { isNotFound, type KubeClient, type KubeObject } from '../../runtime/index.ts';
-import type { KeyPairPem, KeyStore } from '../../server/auth/index.ts';
+import { SECRET } from '../resources.ts';
 
 export const PRIVATE_KEY_FIELD = 'ec-private-key.pem';
 export const PUBLIC_KEY_FIELD = 'ec-public-key.pem';

@@ -3,10 +3,10 @@
 import type { Agent, InfraEnv } from '../../api/index.ts';
 import { INFRAENV_LABEL } from '../../api/index.ts';
 import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
-import type { OperatorContext } from '../../records/context.ts';
-import type { AgentCluster, HostRuntimeFacts } from '../../records/index.ts';
-import { AGENT } from '../../records/resources.ts';
-import { clusterView, infraEnvView } from '../../records/views.ts';
+import type { OperatorContext } from '../context.ts';
+import type { AgentCluster, HostRuntimeFacts } from '../index.ts';
+import { AGENT } from '../resources.ts';
+import { clusterView, infraEnvView } from '../views.ts';
 import { ownerInfraEnvUid } from './access.ts';
 import type { HostMemory } from './memory.ts';
 

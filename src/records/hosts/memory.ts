@@ -11,7 +11,7 @@
 import type { Inventory } from '../../core/inventory.ts';
 import type { NtpSource } from '../../core/model.ts';
 import { optionsFromEnv, resolveOptions, type StateMachineOptions } from '../../core/statemachine/index.ts';
-import type { OperatorContext } from '../../records/context.ts';
+import type { OperatorContext } from '../context.ts';
 
 export const WARM_UP_MS = 3 * 60_000;
 

@@ -13,11 +13,11 @@
 // retried after `recheckMs`. Nothing here throws: no answer means "use the next source".
 
 import { ociArchitecture } from '../../core/release/registry.ts';
-import type { OperatorContext } from '../../records/context.ts';
-import { SECRET } from '../../records/resources.ts';
-import { pullSecretOf } from '../../records/views.ts';
 import type { KubeObject } from '../../runtime/index.ts';
 import { perObject, WarnOnce } from '../../util/per-object.ts';
+import type { OperatorContext } from '../context.ts';
+import { SECRET } from '../resources.ts';
+import { pullSecretOf } from '../views.ts';
 import { imageArchitectures, type RegistryOptions } from './release-image.ts';
 
 export interface IccConfig {

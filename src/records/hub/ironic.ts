@@ -34,7 +34,7 @@ import {
 } from '../../core/ignition/index.ts';
 import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
 import { type IpFamily, ipFamily } from '../../core/network/cidr.ts';
-import type { OperatorContext } from '../../records/context.ts';
+import type { OperatorContext } from '../context.ts';
 import { type IccConfig, iccSecretOf } from './icc.ts';
 import { hubReleaseImagesOf } from './release-image.ts';
 

@@ -37,13 +37,13 @@ import {
   registryAuth,
   tokenUrl,
 } from '../../core/release/registry.ts';
-import type { OperatorContext } from '../../records/context.ts';
-import { releaseFromImageTag } from '../../records/release.ts';
-import { CLUSTER_VERSION } from '../../records/resources.ts';
-import { pullSecretOf } from '../../records/views.ts';
 import { Discovery, type KubeObject } from '../../runtime/index.ts';
 import { perObject, WarnOnce } from '../../util/per-object.ts';
 import { fileInTar } from '../../util/tar.ts';
+import type { OperatorContext } from '../context.ts';
+import { releaseFromImageTag } from '../release.ts';
+import { CLUSTER_VERSION } from '../resources.ts';
+import { pullSecretOf } from '../views.ts';
 
 export interface RegistryOptions {
   dispatcher?: Dispatcher;

@@ -20,14 +20,8 @@ import {
   STATIC_NETWORK_DIR,
 } from '../../core/ignition/static-network-scripts.ts';
 import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
-import {
-  type CpioEntry,
-  MODE_DIRECTORY,
-  MODE_REGULAR,
-  MODE_SYMLINK,
-  writeNewc,
-} from '../../server/image/cpio.ts';
-import { gzipDeterministic } from '../../server/image/embed.ts';
+import { type CpioEntry, MODE_DIRECTORY, MODE_REGULAR, MODE_SYMLINK, writeNewc } from '../../images/cpio.ts';
+import { gzipDeterministic } from '../../images/embed.ts';
 import type { ImageInputs, ImageType } from './inputs.ts';
 
 export interface DiscoveryServiceSettings {

@@ -14,16 +14,16 @@ import {
 } from '../../core/ignition/index.ts';
 import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
 import { ntpSourcesError, proxyError, sshPublicKeyError } from '../../core/validations/user-input.ts';
-import type { OperatorContext } from '../../records/context.ts';
-import { imageDigest, infraEnvToRecord, releaseFromImageTag } from '../../records/index.ts';
-import { readConfigMap, readSecret } from '../../records/referenced.ts';
-import { crossNamespaceRefusal } from '../../records/references.ts';
-import { aciFor } from '../../records/views.ts';
+import type { OsImage } from '../../images/base-images.ts';
 import { type LabelSelector, selectFromStore } from '../../runtime/index.ts';
-import type { OsImage } from '../../server/image/base-images.ts';
-import { normalizeArch } from '../agentserviceconfig/os-images.ts';
-import type { ServiceConfig } from '../agentserviceconfig/service-config.ts';
-import { ironicOverrideFor } from '../ppi/ironic.ts';
+import type { OperatorContext } from '../context.ts';
+import { ironicOverrideFor } from '../hub/ironic.ts';
+import { imageDigest, infraEnvToRecord, releaseFromImageTag } from '../index.ts';
+import { readConfigMap, readSecret } from '../referenced.ts';
+import { crossNamespaceRefusal } from '../references.ts';
+import { normalizeArch } from '../serviceconfig/os-images.ts';
+import type { ServiceConfig } from '../serviceconfig/service-config.ts';
+import { aciFor } from '../views.ts';
 import { tokenGenerationOf } from './services.ts';
 
 /** The InfraEnv controller's default image type (ISO_IMAGE_TYPE, kubeapi.md §5). */

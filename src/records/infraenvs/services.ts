@@ -14,15 +14,10 @@
 import { join } from 'node:path';
 import type { InfraEnv } from '../../api/index.ts';
 import { INFRAENV_TOKEN_GENERATION_ANNOTATION } from '../../api/index.ts';
-import type { OperatorContext } from '../../records/context.ts';
-import type { LocalAuth } from '../../server/auth/index.ts';
-import {
-  BaseImageCache,
-  type CachedImage,
-  cachedIsoName,
-  type OsImage,
-} from '../../server/image/base-images.ts';
+import type { LocalAuth } from '../../auth/index.ts';
+import { BaseImageCache, type CachedImage, cachedIsoName, type OsImage } from '../../images/base-images.ts';
 import { perObject } from '../../util/per-object.ts';
+import type { OperatorContext } from '../context.ts';
 
 export type BaseImageState =
   | { state: 'downloading' }

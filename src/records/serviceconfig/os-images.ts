@@ -4,7 +4,7 @@
 // URL names (agent-api.md §9.1: `version` may be the OpenShift version key or the RHCOS version).
 import type { OSImage } from '../../api/index.ts';
 import { compareBaseVersions } from '../../core/version.ts';
-import type { OsImage } from '../../server/image/base-images.ts';
+import type { OsImage } from '../../images/base-images.ts';
 
 /** `arm64` and `aarch64` name the same machines, as do `amd64` and `x86_64`. */
 export function normalizeArch(arch: string | undefined): string {

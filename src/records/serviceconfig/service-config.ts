@@ -9,8 +9,8 @@
 // every InfraEnv's status to an error and back).
 import { isDeepStrictEqual } from 'node:util';
 import type { MirrorRegistries } from '../../core/ignition/index.ts';
-import type { OperatorContext } from '../../records/context.ts';
 import { perObject } from '../../util/per-object.ts';
+import type { OperatorContext } from '../context.ts';
 import { OsImageCatalog } from './os-images.ts';
 
 export interface ServiceConfig {

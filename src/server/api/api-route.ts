@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import type { AccessTarget, Authenticator, AuthRequest, AuthResult, UrlKind } from '../auth/types.ts';
+import type { AccessTarget, Authenticator, AuthRequest, AuthResult, UrlKind } from '../../auth/types.ts';
 import type { CallContext, FileDownload, HostApiBackend, Outcome } from './backend.ts';
 import { type ApiError, apiError, middlewareErrorBody } from './errors.ts';
 import {

@@ -6,10 +6,10 @@
 // for good on those (agent-api.md §0.7, §1.1) — use 503 instead.
 
 import type { Readable } from 'node:stream';
+import type { Principal } from '../../auth/types.ts';
 import type { Cluster, Host, HostStage, InfraEnv, LogsState } from '../../core/model.ts';
 import type { FinalizingStage, SmError } from '../../core/statemachine/index.ts';
 import type { StepReply, StepReplyResult, Steps } from '../../core/steps/index.ts';
-import type { Principal } from '../auth/types.ts';
 import type { ApiError } from './errors.ts';
 
 export type Outcome<T> =

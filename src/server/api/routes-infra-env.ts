@@ -2,7 +2,7 @@
 // its files (discovery.ign, ipxe-script, static-network-config) and the minimal-ISO initrd.
 // Reached through signed URLs in InfraEnv status, or with the agent token as upstream allows.
 
-import type { UrlKind } from '../auth/types.ts';
+import type { UrlKind } from '../../auth/types.ts';
 import { type ApiRoute, defineRoute, fromOutcome } from './api-route.ts';
 import {
   DISCOVERY_ISO_TYPES,

@@ -5,8 +5,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { redactCredentialPath } from '../auth/download-urls.ts';
-import type { Authenticator } from '../auth/types.ts';
+import { redactCredentialPath } from '../../auth/download-urls.ts';
+import type { Authenticator } from '../../auth/types.ts';
 import {
   type ApiDeps,
   type ApiLimits,

@@ -16,13 +16,30 @@ import type {
   ClusterDeployment,
   MonitoredOperatorStatus,
 } from '../../api/index.ts';
+import {
+  agentClusterDownload,
+  type ClusterDownloadRoute,
+  HOST_INSTALL_STATES,
+  type LocalAuth,
+} from '../../auth/index.ts';
 import type { Cluster, Host, LogsState } from '../../core/model.ts';
 import { FINALIZING_STAGES } from '../../core/statemachine/index.ts';
+import {
+  clusterFileExists,
+  clusterLogsDir,
+  controllerLogsFile,
+  hostLogsFile,
+  readClusterFile,
+  writeClusterFiles,
+} from '../../records/clusters/artifacts-store.ts';
+import { setClusterUrlAuth } from '../../records/clusters/status.ts';
 import type { OperatorContext } from '../../records/context.ts';
+import { operatorEventsFor } from '../../records/events.ts';
 import type { AgentCluster } from '../../records/index.ts';
 import { AGENT_CLUSTER_INSTALL } from '../../records/resources.ts';
 import { clusterView } from '../../records/views.ts';
 import { keyOf, updateStatus } from '../../runtime/index.ts';
+import { type TarFileEntry, tarStream, tarStreamSize } from '../../util/tar.ts';
 import {
   type CallContext,
   type ClusterFileName,
@@ -34,25 +51,8 @@ import {
   type HostApiBackend,
   type Outcome,
   ok,
-} from '../../server/api/backend.ts';
-import {
-  agentClusterDownload,
-  type ClusterDownloadRoute,
-  HOST_INSTALL_STATES,
-  type LocalAuth,
-} from '../../server/auth/index.ts';
-import { type TarFileEntry, tarStream, tarStreamSize } from '../../util/tar.ts';
-import { operatorEventsFor } from '../events.ts';
-import {
-  clusterFileExists,
-  clusterLogsDir,
-  controllerLogsFile,
-  hostLogsFile,
-  readClusterFile,
-  writeClusterFiles,
-} from './artifacts-store.ts';
+} from '../api/backend.ts';
 import { mergeIngressCa } from './kubeconfig.ts';
-import { setClusterUrlAuth } from './status.ts';
 
 export interface ClusterBackendDeps {
   auth: LocalAuth;

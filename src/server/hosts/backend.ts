@@ -17,32 +17,25 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Agent, AgentClusterInstall } from '../../api/index.ts';
+import type { LocalAuth } from '../../auth/index.ts';
 import type { Host } from '../../core/model.ts';
 import { ignitionFileName, updateInstallProgress } from '../../core/statemachine/index.ts';
 import { nextStepsDetailed, type StepsOptions } from '../../core/steps/index.ts';
+import { currentSpecSyncError, projectAgentStatus } from '../../records/agents/project.ts';
+import { referencedFacts } from '../../records/agents/references.ts';
+import { controllerLogsFile, hostLogsFile, readClusterFile } from '../../records/clusters/artifacts-store.ts';
+import { recordVipVerifications } from '../../records/clusters/vip-verifications.ts';
 import type { OperatorContext } from '../../records/context.ts';
+import { type OperatorEvents, operatorEventsFor } from '../../records/events.ts';
+import { clusterRecordById, findHost, hostFacts, infraEnvRecordOf } from '../../records/hosts/lookup.ts';
+import { type HostMemory, hostMemory, type PendingHostUpdate } from '../../records/hosts/memory.ts';
 import { type AgentHost, agentToHost, type HostRuntimeFacts } from '../../records/index.ts';
 import { AGENT, AGENT_CLUSTER_INSTALL } from '../../records/resources.ts';
 import { aciFor } from '../../records/views.ts';
 import { keyOf, objectKey, updateStatus } from '../../runtime/index.ts';
-import {
-  type CallContext,
-  done,
-  fail,
-  fromSmError,
-  type HostApiBackend,
-  ok,
-} from '../../server/api/backend.ts';
-import { capForLog } from '../../server/api/limits.ts';
-import type { LocalAuth } from '../../server/auth/index.ts';
-import { currentSpecSyncError, projectAgentStatus } from '../agent/project.ts';
-import { referencedFacts } from '../agent/references.ts';
-import { controllerLogsFile, hostLogsFile, readClusterFile } from '../cluster/artifacts-store.ts';
-import { recordVipVerifications } from '../cluster/vip-verifications.ts';
-import { type OperatorEvents, operatorEventsFor } from '../events.ts';
+import { type CallContext, done, fail, fromSmError, type HostApiBackend, ok } from '../api/backend.ts';
+import { capForLog } from '../api/limits.ts';
 import { ConnectivityAdmission } from './connectivity-admission.ts';
-import { clusterRecordById, findHost, hostFacts, infraEnvRecordOf } from './lookup.ts';
-import { type HostMemory, hostMemory, type PendingHostUpdate } from './memory.ts';
 import { registerHostAgent } from './registration.ts';
 
 export interface HostBackendDeps {

@@ -16,6 +16,7 @@ import {
   INFRAENV_LABEL,
   INFRAENV_PROPAGATE_NODE_LABELS_ANNOTATION,
 } from '../../api/index.ts';
+import type { LocalAuth } from '../../auth/index.ts';
 import {
   checkHostRegistration,
   type HostResult,
@@ -23,16 +24,9 @@ import {
   registerHost,
   type SmEvent,
 } from '../../core/statemachine/index.ts';
+import { currentSpecSyncError, projectAgentStatus } from '../../records/agents/project.ts';
 import type { OperatorContext } from '../../records/context.ts';
-import { type AgentCluster, type AgentHost, agentToHost } from '../../records/index.ts';
-import { crossNamespaceRefusal } from '../../records/references.ts';
-import { AGENT } from '../../records/resources.ts';
-import { clusterView } from '../../records/views.ts';
-import { isAlreadyExists, isConflict, type OwnerReference, updateStatus } from '../../runtime/index.ts';
-import { fail, fromSmError, type Outcome, ok } from '../../server/api/backend.ts';
-import type { LocalAuth } from '../../server/auth/index.ts';
-import { currentSpecSyncError, projectAgentStatus } from '../agent/project.ts';
-import { ownerInfraEnvUid } from './access.ts';
+import { ownerInfraEnvUid } from '../../records/hosts/access.ts';
 import {
   agentBelongsTo,
   clusterRecordById,
@@ -40,8 +34,14 @@ import {
   hostFacts,
   infraEnvOfAgent,
   infraEnvRecordOf,
-} from './lookup.ts';
-import type { HostMemory } from './memory.ts';
+} from '../../records/hosts/lookup.ts';
+import type { HostMemory } from '../../records/hosts/memory.ts';
+import { type AgentCluster, type AgentHost, agentToHost } from '../../records/index.ts';
+import { crossNamespaceRefusal } from '../../records/references.ts';
+import { AGENT } from '../../records/resources.ts';
+import { clusterView } from '../../records/views.ts';
+import { isAlreadyExists, isConflict, type OwnerReference, updateStatus } from '../../runtime/index.ts';
+import { fail, fromSmError, type Outcome, ok } from '../api/backend.ts';
 
 export interface RegistrationDeps {
   auth: LocalAuth;

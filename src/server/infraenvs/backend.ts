@@ -8,8 +8,25 @@
 // handed to the InfraEnv controller (setAuth), in case mountImageRoutes has not done so.
 import type { Agent, InfraEnv } from '../../api/index.ts';
 import { INFRAENV_LABEL } from '../../api/index.ts';
+import type { LocalAuth } from '../../auth/index.ts';
+import { ipxeBootOrderControlScript, ipxeScript } from '../../images/pxe.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { infraEnvToRecord } from '../../records/index.ts';
+import {
+  discoveryIgnition,
+  minimalInitrd,
+  staticNetworkArchive,
+  staticNetworkFiles,
+} from '../../records/infraenvs/discovery.ts';
+import {
+  DEFAULT_IMAGE_TYPE,
+  gatherImageInputs,
+  type ImageInputs,
+  type ImageType,
+  selectedNmStateConfigs,
+} from '../../records/infraenvs/inputs.ts';
+import { type ImageServices, imageServicesOf } from '../../records/infraenvs/services.ts';
+import { serviceConfigOf } from '../../records/serviceconfig/service-config.ts';
 import type {
   CallContext,
   FileDownload,
@@ -17,20 +34,8 @@ import type {
   InfraEnvFileInput,
   InfraEnvRecord,
   Outcome,
-} from '../../server/api/backend.ts';
-import { fail, ok } from '../../server/api/backend.ts';
-import type { LocalAuth } from '../../server/auth/index.ts';
-import { ipxeBootOrderControlScript, ipxeScript } from '../../server/image/pxe.ts';
-import { serviceConfigOf } from '../agentserviceconfig/service-config.ts';
-import { discoveryIgnition, minimalInitrd, staticNetworkArchive, staticNetworkFiles } from './discovery.ts';
-import {
-  DEFAULT_IMAGE_TYPE,
-  gatherImageInputs,
-  type ImageInputs,
-  type ImageType,
-  selectedNmStateConfigs,
-} from './inputs.ts';
-import { type ImageServices, imageServicesOf } from './services.ts';
+} from '../api/backend.ts';
+import { fail, ok } from '../api/backend.ts';
 
 export interface InfraEnvBackendDeps {
   auth: LocalAuth;

@@ -19,14 +19,9 @@
 // port was 0).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import type { OperatorContext } from '../../records/context.ts';
-import type { Outcome } from '../../server/api/backend.ts';
-import { sendJson, sendMiddlewareError } from '../../server/api/http-io.ts';
-import type { RawHandler } from '../../server/api/router.ts';
-import type { ApiServer } from '../../server/api/server.ts';
-import { type LocalAuth, redactCredentialPath } from '../../server/auth/index.ts';
-import type { CachedImage, OsImage } from '../../server/image/base-images.ts';
-import { EmbedError, parseKernelArguments } from '../../server/image/embed.ts';
+import { type LocalAuth, redactCredentialPath } from '../../auth/index.ts';
+import type { CachedImage, OsImage } from '../../images/base-images.ts';
+import { EmbedError, parseKernelArguments } from '../../images/embed.ts';
 import {
   type DiscoveryImageType,
   discoveryIsoFilename,
@@ -34,12 +29,17 @@ import {
   type ServeResponse,
   serveIso,
   serveView,
-} from '../../server/image/iso-stream.ts';
-import { discoveryOverlays } from '../../server/image/live-iso.ts';
-import { bootArtifactFile, bootArtifactView, pxeInitrdView } from '../../server/image/pxe.ts';
-import { serviceConfigOf } from '../agentserviceconfig/service-config.ts';
+} from '../../images/iso-stream.ts';
+import { discoveryOverlays } from '../../images/live-iso.ts';
+import { bootArtifactFile, bootArtifactView, pxeInitrdView } from '../../images/pxe.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { imageServicesOf, setAuth } from '../../records/infraenvs/services.ts';
+import { serviceConfigOf } from '../../records/serviceconfig/service-config.ts';
+import type { Outcome } from '../api/backend.ts';
+import { sendJson, sendMiddlewareError } from '../api/http-io.ts';
+import type { RawHandler } from '../api/router.ts';
+import type { ApiServer } from '../api/server.ts';
 import { ignitionFor, type LoadedInfraEnv, lastModifiedOf, loadInfraEnv, ramdiskFor } from './backend.ts';
-import { imageServicesOf, setAuth } from './services.ts';
 
 /** Route regex of the image service: a lower-case UUID. */
 const LOWER_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -5,8 +5,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { Agent } from '../../../src/api/index.ts';
-import { NODE_BOOTSTRAPPER_USER } from '../../../src/controllers/agent/day2.ts';
 import { CSR_APPROVAL_REASON, SPOKE_EVENT_REASON } from '../../../src/controllers/agent/spoke-work.ts';
+import { NODE_BOOTSTRAPPER_USER } from '../../../src/records/agents/day2.ts';
 import { readSecret } from '../../../src/records/referenced.ts';
 import {
   AGENT,

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, BareMetalHost, InfraEnv, PreprovisioningImage } from '../../../src/api/index.ts';
-import { IccSecret, useIccSecret } from '../../../src/controllers/ppi/icc.ts';
+import { IccSecret, useIccSecret } from '../../../src/records/hub/icc.ts';
 import {
   AGENT,
   BARE_METAL_HOST,

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { Agent, AgentClusterInstall, ClusterDeployment } from '../../../src/api/index.ts';
-import { type ClusterBackend, clusterBackend } from '../../../src/controllers/cluster/backend.ts';
+import { LocalAuth, MemoryKeyStore } from '../../../src/auth/index.ts';
 import { registerClusterControllers } from '../../../src/controllers/cluster/index.ts';
 import type { ArtifactGenerator } from '../../../src/core/artifacts/index.ts';
 import type { Inventory } from '../../../src/core/inventory.ts';
@@ -32,7 +32,7 @@ import {
 } from '../../../src/records/resources.ts';
 import { type KubeClient, Manager, updateStatus } from '../../../src/runtime/index.ts';
 import type { CallContext } from '../../../src/server/api/backend.ts';
-import { LocalAuth, MemoryKeyStore } from '../../../src/server/auth/index.ts';
+import { type ClusterBackend, clusterBackend } from '../../../src/server/clusters/backend.ts';
 import { eventually, kubeconfigPath, newNamespace, uniqueName } from '../../harness/env.ts';
 
 export interface ClusterTestOperator {

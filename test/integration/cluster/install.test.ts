@@ -14,7 +14,7 @@ import {
   HIVE_RECONCILE_PAUSE_ANNOTATION,
   HIVE_SECRET_TYPE_LABEL,
 } from '../../../src/api/index.ts';
-import { clusterFileExists, readClusterFile } from '../../../src/controllers/cluster/artifacts-store.ts';
+import { clusterFileExists, readClusterFile } from '../../../src/records/clusters/artifacts-store.ts';
 import { AGENT, AGENT_CLUSTER_INSTALL, CLUSTER_DEPLOYMENT, SECRET } from '../../../src/records/resources.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
 import { selfSignedIngressCa } from '../../../src/sim/ingress-ca.ts';

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { constants, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentServiceConfig, InfraEnv, NMStateConfig } from '../../../src/api/index.ts';
-import { EVENT_LABEL } from '../../../src/controllers/events.ts';
+import { readNewc } from '../../../src/images/cpio.ts';
+import { EVENT_LABEL } from '../../../src/records/events.ts';
 import {
   AGENT_SERVICE_CONFIG,
   CONFIG_MAP,
@@ -19,7 +20,6 @@ import {
   SECRET,
 } from '../../../src/records/resources.ts';
 import type { KubeClient, KubeObject } from '../../../src/runtime/index.ts';
-import { readNewc } from '../../../src/server/image/cpio.ts';
 import { parseDiscoveryIgnition } from '../../../src/sim/boot.ts';
 import { bufferSource, findIsoFile, readEmbeddedIgnition } from '../../../src/sim/iso-read.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';

@@ -3,8 +3,8 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { OperatorEvents } from '../../../src/controllers/events.ts';
 import type { OperatorContext } from '../../../src/records/context.ts';
+import { OperatorEvents } from '../../../src/records/events.ts';
 
 function capturingContext(): { ctx: OperatorContext; lines: string[] } {
   const lines: string[] = [];

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeNewc } from '../../../src/server/image/cpio.ts';
+import { writeNewc } from '../../../src/images/cpio.ts';
 import {
   bootFromIgnitionUrl,
   bootFromIso,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findEntry, readNewc, writeNewc } from '../../../src/server/image/cpio.ts';
+import { findEntry, readNewc, writeNewc } from '../../../src/images/cpio.ts';
 
 // The simulator reads discovery archives as the kernel would: the CRC variant too.
 const parseNewc = (archive: Uint8Array) => readNewc(archive, { acceptCrc: true });

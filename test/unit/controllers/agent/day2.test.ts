@@ -3,6 +3,7 @@
 // labels, the stage to report, and what cleaning a Node means.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CsrStatus } from '../../../../src/api/index.ts';
+import type { Host, HostStatus } from '../../../../src/core/model.ts';
 import {
   type CsrApprovalCluster,
   capabilitiesOf,
@@ -22,8 +23,7 @@ import {
   skipsSpokeCleanup,
   spokeCleanupBlockedBy,
   spokeResourcesExist,
-} from '../../../../src/controllers/agent/day2.ts';
-import type { Host, HostStatus } from '../../../../src/core/model.ts';
+} from '../../../../src/records/agents/day2.ts';
 import { csrRequest } from '../../../harness/csr.ts';
 
 const CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';

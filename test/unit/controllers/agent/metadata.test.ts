@@ -2,14 +2,14 @@
 // InfraEnv label and owner, auto-approval — as one merge patch, or none when nothing differs.
 import { describe, expect, it } from 'vitest';
 import type { InfraEnv } from '../../../../src/api/index.ts';
+import type { Host } from '../../../../src/core/model.ts';
 import {
   agentMetadataPatch,
   backupAnnotations,
   inventoryLabels,
   sanitizeLabelValue,
   stableJson,
-} from '../../../../src/controllers/agent/metadata.ts';
-import type { Host } from '../../../../src/core/model.ts';
+} from '../../../../src/records/agents/metadata.ts';
 import { agent, HOST_ID, INFRA_ENV_ID, inventory } from './fixtures.ts';
 
 const ie = {

@@ -1,13 +1,13 @@
 // Host → Agent status with signed URLs: bound hosts get events/logs URLs signed for their kind,
 // stored URLs are kept until their token is due, and other writers keep the SpecSynced verdict.
 import { describe, expect, it } from 'vitest';
+import { LocalAuth, MemoryKeyStore } from '../../../../src/auth/index.ts';
 import {
   currentSpecSyncError,
   projectAgentStatus,
   urlReissueAt,
-} from '../../../../src/controllers/agent/project.ts';
+} from '../../../../src/records/agents/project.ts';
 import type { AgentHost } from '../../../../src/records/index.ts';
-import { LocalAuth, MemoryKeyStore } from '../../../../src/server/auth/index.ts';
 import { agent, CLUSTER_ID, HOST_ID, INFRA_ENV_ID, NOW } from './fixtures.ts';
 
 async function auth(now = NOW) {

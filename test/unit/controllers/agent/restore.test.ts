@@ -1,8 +1,8 @@
 // An Agent restored without status gets its host record back from the backup annotations.
 import { describe, expect, it } from 'vitest';
-import { backupAnnotations, stableJson } from '../../../../src/controllers/agent/metadata.ts';
 import { refreshAgent } from '../../../../src/controllers/agent/refresh.ts';
 import { restoreFromAnnotations } from '../../../../src/controllers/agent/restore.ts';
+import { backupAnnotations, stableJson } from '../../../../src/records/agents/metadata.ts';
 import { agent, CLUSTER_ID, inventory, refreshInput } from './fixtures.ts';
 
 describe('restoreFromAnnotations', () => {

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentServiceConfig } from '../../../../src/api/index.ts';
 import {
-  normalizeArch,
-  OsImageCatalog,
-  osImagesFromSpec,
-} from '../../../../src/controllers/agentserviceconfig/os-images.ts';
-import {
   deploymentsHealthy,
   evaluateAgentServiceConfig,
   invalidNameEventReason,
 } from '../../../../src/controllers/agentserviceconfig/status.ts';
+import {
+  normalizeArch,
+  OsImageCatalog,
+  osImagesFromSpec,
+} from '../../../../src/records/serviceconfig/os-images.ts';
 
 function asc(
   spec: Partial<AgentServiceConfig['spec']> = {},

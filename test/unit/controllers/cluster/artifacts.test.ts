@@ -2,17 +2,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  clusterDir,
-  clusterFileExists,
-  controllerLogsFile,
-  hostLogsFile,
-  listClusterFiles,
-  readClusterFile,
-  removeClusterFiles,
-  writeClusterFiles,
-} from '../../../../src/controllers/cluster/artifacts-store.ts';
-import { mergeIngressCa } from '../../../../src/controllers/cluster/kubeconfig.ts';
 import { OpenshiftInstallRunner } from '../../../../src/controllers/cluster/openshift-install-runner.ts';
 import {
   customManifestsJson,
@@ -22,7 +11,18 @@ import {
   selectArtifactGenerator,
 } from '../../../../src/controllers/cluster/preparation.ts';
 import { BuiltinArtifactGenerator } from '../../../../src/core/artifacts/index.ts';
+import {
+  clusterDir,
+  clusterFileExists,
+  controllerLogsFile,
+  hostLogsFile,
+  listClusterFiles,
+  readClusterFile,
+  removeClusterFiles,
+  writeClusterFiles,
+} from '../../../../src/records/clusters/artifacts-store.ts';
 import type { OperatorContext } from '../../../../src/records/context.ts';
+import { mergeIngressCa } from '../../../../src/server/clusters/kubeconfig.ts';
 import { NOW, readySno } from './fixtures.ts';
 
 let dataDir: string;

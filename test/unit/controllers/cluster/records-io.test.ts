@@ -3,8 +3,8 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '../../../../src/api/index.ts';
+import { LocalAuth, MemoryKeyStore } from '../../../../src/auth/index.ts';
 import { hostDiff, specSyncErrorOf } from '../../../../src/controllers/cluster/hosts-write.ts';
-import { computeAciStatus, setClusterUrlAuth } from '../../../../src/controllers/cluster/status.ts';
 import { agentDisposal } from '../../../../src/controllers/cluster/teardown.ts';
 import {
   aciByConfigMap,
@@ -14,8 +14,8 @@ import {
   cdByPullSecret,
   isAgentInstallRef,
 } from '../../../../src/controllers/cluster/watches.ts';
+import { computeAciStatus, setClusterUrlAuth } from '../../../../src/records/clusters/status.ts';
 import type { OperatorContext } from '../../../../src/records/context.ts';
-import { LocalAuth, MemoryKeyStore } from '../../../../src/server/auth/index.ts';
 import { agentClusterInstall, clusterDeployment } from '../../records/fixtures.ts';
 import { agentHost, NOW, readySno } from './fixtures.ts';
 

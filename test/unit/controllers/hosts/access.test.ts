@@ -3,8 +3,8 @@
 // (not yet installed; day 2: not yet joined), and those clusters' hosts.
 import { describe, expect, it } from 'vitest';
 import type { Agent, ClusterDeployment, InfraEnv } from '../../../../src/api/index.ts';
-import { CacheAccessResolver } from '../../../../src/controllers/hosts/access.ts';
 import type { OperatorContext } from '../../../../src/records/context.ts';
+import { CacheAccessResolver } from '../../../../src/records/hosts/access.ts';
 
 const IE_A = 'aaaaaaaa-0000-4000-8000-00000000000a';
 const IE_B = 'bbbbbbbb-0000-4000-8000-00000000000b';

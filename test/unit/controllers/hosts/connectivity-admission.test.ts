@@ -1,6 +1,6 @@
 // Connectivity-check admission in large clusters: 150 a minute per cluster, in the order hosts asked.
 import { describe, expect, it } from 'vitest';
-import { ConnectivityAdmission } from '../../../../src/controllers/hosts/connectivity-admission.ts';
+import { ConnectivityAdmission } from '../../../../src/server/hosts/connectivity-admission.ts';
 
 function clock(start = 0) {
   let t = start;

@@ -9,7 +9,7 @@ import {
   fromCoreEvent,
   selectEvents,
   toCoreEvent,
-} from '../../../../src/controllers/events.ts';
+} from '../../../../src/records/events.ts';
 import type { ApiEvent } from '../../../../src/server/api/index.ts';
 
 const HOST = '11111111-0000-4000-8000-000000000001';

@@ -2,12 +2,8 @@
 // registered), then misses are answered from memory for a few seconds instead of one GET a poll.
 import { describe, expect, it } from 'vitest';
 import type { Agent, InfraEnv } from '../../../../src/api/index.ts';
-import {
-  findHost,
-  forgetUnknownHost,
-  UNKNOWN_HOST_TTL_MS,
-} from '../../../../src/controllers/hosts/lookup.ts';
 import type { OperatorContext } from '../../../../src/records/context.ts';
+import { findHost, forgetUnknownHost, UNKNOWN_HOST_TTL_MS } from '../../../../src/records/hosts/lookup.ts';
 
 const IE_ID = '11111111-1111-4111-8111-111111111111';
 const HOST = '55555555-5555-4555-8555-555555555555';

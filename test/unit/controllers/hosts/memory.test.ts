@@ -1,6 +1,6 @@
 // The host inbox (results waiting for the reconciler) and the warm-up after a restart.
 import { describe, expect, it } from 'vitest';
-import { HostInbox, HostMemory, WARM_UP_MS, WarmUp } from '../../../../src/controllers/hosts/memory.ts';
+import { HostInbox, HostMemory, WARM_UP_MS, WarmUp } from '../../../../src/records/hosts/memory.ts';
 
 describe('HostInbox', () => {
   it('merges updates and acknowledges only what was read', () => {

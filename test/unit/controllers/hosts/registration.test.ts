@@ -2,7 +2,7 @@
 // cluster binding, and node labels the InfraEnv propagates.
 import { describe, expect, it } from 'vitest';
 import type { Agent, InfraEnv } from '../../../../src/api/index.ts';
-import { agentSkeleton, inheritedNodeLabels } from '../../../../src/controllers/hosts/registration.ts';
+import { agentSkeleton, inheritedNodeLabels } from '../../../../src/server/hosts/registration.ts';
 
 const ie = {
   apiVersion: 'agent-install.openshift.io/v1beta1',

@@ -1,19 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { INFRAENV_TOKEN_GENERATION_ANNOTATION } from '../../../../src/api/index.ts';
-import { OsImageCatalog } from '../../../../src/controllers/agentserviceconfig/os-images.ts';
-import { INITIAL_SERVICE_CONFIG } from '../../../../src/controllers/agentserviceconfig/service-config.ts';
-import {
-  discoveryIgnition,
-  minimalInitrd,
-  staticNetworkArchive,
-  staticNetworkFiles,
-} from '../../../../src/controllers/infraenv/discovery.ts';
-import {
-  checkImageInputs,
-  type ImageInputs,
-  imageDigestOf,
-} from '../../../../src/controllers/infraenv/inputs.ts';
 import {
   bootArtifactUrl,
   infraEnvFileUrl,
@@ -21,8 +8,21 @@ import {
   pxeInitrdUrl,
   withoutToken,
 } from '../../../../src/controllers/infraenv/urls.ts';
+import { MODE_DIRECTORY, MODE_SYMLINK, readNewc } from '../../../../src/images/cpio.ts';
 import { infraEnvToRecord } from '../../../../src/records/index.ts';
-import { MODE_DIRECTORY, MODE_SYMLINK, readNewc } from '../../../../src/server/image/cpio.ts';
+import {
+  discoveryIgnition,
+  minimalInitrd,
+  staticNetworkArchive,
+  staticNetworkFiles,
+} from '../../../../src/records/infraenvs/discovery.ts';
+import {
+  checkImageInputs,
+  type ImageInputs,
+  imageDigestOf,
+} from '../../../../src/records/infraenvs/inputs.ts';
+import { OsImageCatalog } from '../../../../src/records/serviceconfig/os-images.ts';
+import { INITIAL_SERVICE_CONFIG } from '../../../../src/records/serviceconfig/service-config.ts';
 import { INFRA_ENV_ID, infraEnv, nmStateConfig, PULL_SECRET } from '../../records/fixtures.ts';
 
 const OS = {

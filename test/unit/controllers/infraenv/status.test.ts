@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { InfraEnv } from '../../../../src/api/index.ts';
+import { LocalAuth, MemoryKeyStore, peekClaims } from '../../../../src/auth/index.ts';
 import {
   desiredInfraEnvStatus,
   type ImageFacts,
   type StatusEnv,
 } from '../../../../src/controllers/infraenv/status.ts';
-import { LocalAuth, MemoryKeyStore, peekClaims } from '../../../../src/server/auth/index.ts';
 import { INFRA_ENV_ID, infraEnv, NOW } from '../../records/fixtures.ts';
 
 const URLS = { serviceBaseUrl: 'https://api.example.com', imageServiceBaseUrl: 'https://images.example.com' };

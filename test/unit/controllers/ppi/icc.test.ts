@@ -2,10 +2,10 @@
 // architectures its manifest lists, and how it ranks among the ironic URL and image sources.
 import { describe, expect, it } from 'vitest';
 import type { InfraEnv } from '../../../../src/api/index.ts';
-import { IccSecret, parseIccData } from '../../../../src/controllers/ppi/icc.ts';
-import { ironicAgentOptions, ironicSettingsOf } from '../../../../src/controllers/ppi/ironic.ts';
 import { ironicAgentImageFor } from '../../../../src/core/ignition/ironic.ts';
 import type { OperatorContext } from '../../../../src/records/context.ts';
+import { IccSecret, parseIccData } from '../../../../src/records/hub/icc.ts';
+import { ironicAgentOptions, ironicSettingsOf } from '../../../../src/records/hub/ironic.ts';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const ICC_DATA = {

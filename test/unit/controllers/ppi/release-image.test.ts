@@ -11,15 +11,15 @@ import {
   INFRAENV_IRONIC_AGENT_IMAGE_OVERRIDE_ANNOTATION,
   type InfraEnv,
 } from '../../../../src/api/index.ts';
-import { type IronicSettings, ironicAgentOptions } from '../../../../src/controllers/ppi/ironic.ts';
+import { ironicAgentImageFor } from '../../../../src/core/ignition/ironic.ts';
+import type { OperatorContext } from '../../../../src/records/context.ts';
+import { type IronicSettings, ironicAgentOptions } from '../../../../src/records/hub/ironic.ts';
 import {
   clusterImageSetsForHub,
   HubReleaseImages,
   imageArchitectures,
   releaseComponentImage,
-} from '../../../../src/controllers/ppi/release-image.ts';
-import { ironicAgentImageFor } from '../../../../src/core/ignition/ironic.ts';
-import type { OperatorContext } from '../../../../src/records/context.ts';
+} from '../../../../src/records/hub/release-image.ts';
 import { tarArchive, tarEntry } from '../../core/release/tar-helpers.ts';
 
 const REPO = 'ocp/release';

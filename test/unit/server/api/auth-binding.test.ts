@@ -1,8 +1,8 @@
 // Every operation refuses missing, forged and out-of-scope credentials in the infra_error shape,
 // emits an auth-failure event, and never reaches the backend.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { signJwt } from '../../../../src/server/auth/index.ts';
-import { generateKeyPairPem, importKeyPair } from '../../../../src/server/auth/keys.ts';
+import { signJwt } from '../../../../src/auth/index.ts';
+import { generateKeyPairPem, importKeyPair } from '../../../../src/auth/keys.ts';
 import {
   API,
   CLUSTER_1,

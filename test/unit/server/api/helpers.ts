@@ -4,6 +4,14 @@
 import { Readable } from 'node:stream';
 import { pino } from 'pino';
 import { request } from 'undici';
+import {
+  type AccessResolver,
+  type AccessTarget,
+  type AuthFailureEvent,
+  LocalAuth,
+  MemoryKeyStore,
+  type TokenSubject,
+} from '../../../../src/auth/index.ts';
 import type { Cluster, Host } from '../../../../src/core/model.ts';
 import {
   type ApiLimits,
@@ -13,14 +21,6 @@ import {
   type HostApiBackend,
   ok,
 } from '../../../../src/server/api/index.ts';
-import {
-  type AccessResolver,
-  type AccessTarget,
-  type AuthFailureEvent,
-  LocalAuth,
-  MemoryKeyStore,
-  type TokenSubject,
-} from '../../../../src/server/auth/index.ts';
 
 export const IE_A = '11111111-1111-4111-8111-111111111111';
 export const IE_B = '22222222-2222-4222-8222-222222222222';

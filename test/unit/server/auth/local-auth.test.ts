@@ -5,8 +5,8 @@ import {
   LocalAuth,
   MemoryKeyStore,
   signJwt,
-} from '../../../../src/server/auth/index.ts';
-import { generateKeyPairPem, importKeyPair } from '../../../../src/server/auth/keys.ts';
+} from '../../../../src/auth/index.ts';
+import { generateKeyPairPem, importKeyPair } from '../../../../src/auth/keys.ts';
 import {
   CLUSTER_1,
   CLUSTER_2,

@@ -6,7 +6,7 @@ import {
   MODE_SYMLINK,
   readNewc,
   writeNewc,
-} from '../../../../src/server/image/cpio.ts';
+} from '../../../../src/images/cpio.ts';
 import {
   EmbedError,
   gzipDeterministic,
@@ -17,7 +17,7 @@ import {
   padTo4,
   parseKernelArguments,
   ramdiskOverlay,
-} from '../../../../src/server/image/embed.ts';
+} from '../../../../src/images/embed.ts';
 
 const hex8 = (n: number) => n.toString(16).toUpperCase().padStart(8, '0');
 

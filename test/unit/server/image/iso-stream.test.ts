@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readNewc } from '../../../../src/server/image/cpio.ts';
+import { readNewc } from '../../../../src/images/cpio.ts';
 import {
   concatView,
   createViewStream,
@@ -17,13 +17,9 @@ import {
   parseRange,
   serveIso,
   serveView,
-} from '../../../../src/server/image/iso-stream.ts';
-import { withIsoFile } from '../../../../src/server/image/iso9660.ts';
-import {
-  discoveryOverlays,
-  type LiveIsoLayout,
-  readLiveIsoLayout,
-} from '../../../../src/server/image/live-iso.ts';
+} from '../../../../src/images/iso-stream.ts';
+import { withIsoFile } from '../../../../src/images/iso9660.ts';
+import { discoveryOverlays, type LiveIsoLayout, readLiveIsoLayout } from '../../../../src/images/live-iso.ts';
 import { buildTestIso, extractWithXorriso, runXorriso, type TestIso } from '../../../harness/iso.ts';
 import { applyOverlays, collect, makeTempDir } from './helpers.ts';
 

@@ -8,7 +8,7 @@ import {
   IsoFormatError,
   IsoImage,
   withIsoFile,
-} from '../../../../src/server/image/iso9660.ts';
+} from '../../../../src/images/iso9660.ts';
 import { buildTestIso, runXorriso, type TestIso } from '../../../harness/iso.ts';
 import { makeTempDir } from './helpers.ts';
 
