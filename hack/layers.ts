@@ -6,17 +6,24 @@
 //   7 cmd
 //   6 operator                       (the composition root)
 //   5 controllers/index.ts           (the registry of controllers the operator starts)
-//   4 controllers/<x>, server (host API), webhooks, cli, sim, dev, rbac
+//   4 controllers/<x>, server (the host API: REST routes, image service and their backend),
+//     webhooks, cli, sim, dev, rbac
 //                                    (peers: none imports another, no controller folder a sibling)
-//   3 records, controllers/events.ts   (the operator context, informers and indexes, lookups, the
-//                                    CR ↔ core record conversions: shared by the controllers, the
-//                                    host API and the CLI)
+//   3 records                        (the operator context, informers and indexes, lookups, the
+//                                    CR ↔ core record conversions, and what controllers and the
+//                                    host API both use: host memory, the operator's LocalAuth,
+//                                    events, infra-env inputs and image services, hub release)
+//     auth                           (host tokens, signed download URLs, their keys: minted by
+//                                    controllers, checked by the host API)
+//     images                         (base-image cache, discovery ISO/initrd building, cpio,
+//                                    PXE scripts: used by the InfraEnv controller, the image
+//                                    routes and the simulator)
 //   2 api
 //   1 core, runtime                  (peers: neither imports the other)
 //   0 util
 
 export interface Unit {
-  /** What an edge is reported by: `operator`, `controllers/agent`, `controllers/events.ts`, … */
+  /** What an edge is reported by: `operator`, `controllers/agent`, `controllers/index.ts`, … */
   name: string;
   rank: number;
 }
@@ -34,6 +41,8 @@ const TOP_LEVEL_RANKS: Record<string, number> = {
   dev: 4,
   rbac: 4,
   records: 3,
+  auth: 3,
+  images: 3,
   api: 2,
   core: 1,
   runtime: 1,

@@ -7,16 +7,10 @@
 
 import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '../api/index.ts';
 import type { AuthFailureEvent, EventSink } from '../auth/types.ts';
+import type { ApiEvent, EventCategory, EventFilter, EventList, EventSeverity } from '../core/event-model.ts';
 import type { SmEvent } from '../core/statemachine/index.ts';
 import { formatTime, type KubeObject, keyOf, TokenBucket } from '../runtime/index.ts';
-import type {
-  ApiEvent,
-  EventCategory,
-  EventFilter,
-  EventList,
-  EventSeverity,
-} from '../server/api/backend.ts';
-import { capForLog } from '../server/api/limits.ts';
+import { capForLog } from '../util/log-text.ts';
 import { perObject } from '../util/per-object.ts';
 import type { OperatorContext } from './context.ts';
 import { EVENT } from './resources.ts';

@@ -5,22 +5,10 @@
 // Validate on responses). The model shapes come from wire-models.ts, derived from upstream's
 // definition.
 
+import type { GoModel, GoType } from './go-types.ts';
 import { WIRE_MODELS } from './wire-models.ts';
 
-/** A Go field type: a JSON scalar kind, a named model, or a slice/map of one. */
-export type GoType =
-  | 'string'
-  | 'integer'
-  | 'number'
-  | 'boolean'
-  | 'date-time'
-  | 'any'
-  | { readonly model: string }
-  | { readonly array: GoType }
-  | { readonly map: GoType };
-
-/** A model: a struct (fields by JSON name) or a named slice/map/scalar type. */
-export type GoModel = { readonly fields: Readonly<Record<string, GoType>> } | { readonly type: GoType };
+export type { GoModel, GoType };
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
 

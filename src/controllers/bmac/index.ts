@@ -32,6 +32,7 @@ import {
   INFRAENV_LABEL,
 } from '../../api/index.ts';
 import type { OperatorContext } from '../../records/context.ts';
+import { bareMetalHosts, preprovisioningImages } from '../../records/metal3.ts';
 import { crossNamespaceRefusal } from '../../records/references.ts';
 import {
   AGENT,
@@ -41,20 +42,10 @@ import {
   PREPROVISIONING_IMAGE,
   SECRET,
 } from '../../records/resources.ts';
-import { type Informer, isNotFound, type KubeObject, keyOf, objectKey } from '../../runtime/index.ts';
+import { isNotFound, type KubeObject, keyOf, objectKey } from '../../runtime/index.ts';
 import { ensureFencingCredentials } from './fencing.ts';
 import { type BmhPatch, pickAgentForMac, planAgent, planBmh } from './mapping.ts';
 import { bmacSpokeInputs } from './spoke-step.ts';
-
-/** The BMH informer; only valid once the manager wired an optional controller over BMHs. */
-export function bareMetalHosts(ctx: OperatorContext): Informer<BareMetalHost> {
-  return ctx.mgr.informer<BareMetalHost>(BARE_METAL_HOST);
-}
-
-/** The PPI informer; same caveat as bareMetalHosts. */
-export function preprovisioningImages(ctx: OperatorContext): Informer<PreprovisioningImage> {
-  return ctx.mgr.informer<PreprovisioningImage>(PREPROVISIONING_IMAGE);
-}
 
 /** The Agent for a BMH: the newest Agent of its namespace reporting the boot MAC. */
 function agentOf(ctx: OperatorContext, bmh: BareMetalHost): Agent | undefined {

@@ -41,7 +41,16 @@ import {
 import { acceptableDisksWithHints, type RootDeviceHints } from '../../core/hardware/index.ts';
 import type { Inventory } from '../../core/inventory.ts';
 import { AGENT_CONDITION } from '../../records/agent-conditions.ts';
-import type { DrainDecision } from './spoke.ts';
+
+/** What decideDrain (spoke.ts) concluded for this pass's drain attempt on the spoke. */
+export interface DrainDecision {
+  status: string;
+  startedAt: string;
+  /** Come back (drain in progress). */
+  requeueAfterMs?: number;
+  /** Deletion may go on. */
+  proceed: boolean;
+}
 
 /** Installation disk id written when no inventory disk matches the hints (upstream's literal). */
 export const DISK_NOT_FOUND_BY_HINTS = '/dev/not-found-by-hints';

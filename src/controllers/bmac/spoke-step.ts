@@ -19,9 +19,8 @@ import type { OperatorContext } from '../../records/context.ts';
 import { type SpokeClientResult, spokeClient } from '../../records/spoke.ts';
 import { clusterView } from '../../records/views.ts';
 import { objectKey } from '../../runtime/index.ts';
-import { agentInstalled, hasSpokeNode, unbindingPendingUserAction } from './mapping.ts';
+import { agentInstalled, type DrainDecision, hasSpokeNode, unbindingPendingUserAction } from './mapping.ts';
 import {
-  type DrainDecision,
   decideDrain,
   drainAttempt,
   ensureSpokeBmhAndMachine,

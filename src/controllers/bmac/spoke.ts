@@ -29,7 +29,7 @@ import { parseGoDuration } from '../../core/statemachine/durations.ts';
 import { type CsrApprovalCluster, clusterHasMachineApi } from '../../records/agents/day2.ts';
 import { BARE_METAL_HOST, CONFIG_MAP, MACHINE, NODE, POD } from '../../records/resources.ts';
 import { type ApiResource, isNotFound, type KubeClient, type KubeObject } from '../../runtime/index.ts';
-import { hardwareDetails } from './mapping.ts';
+import { type DrainDecision, hardwareDetails } from './mapping.ts';
 
 /** Where the spoke keeps the CA that signs the machine-config-server certificate, in lookup order. */
 export const MCS_CA_SOURCES = [
@@ -116,15 +116,6 @@ export interface DrainInput {
   now: Date;
   /** The outcome of this drain attempt. */
   attempt: { done: true } | { done: false; unreachable: boolean } | { error: string };
-}
-
-export interface DrainDecision {
-  status: string;
-  startedAt: string;
-  /** Come back (drain in progress). */
-  requeueAfterMs?: number;
-  /** Deletion may go on. */
-  proceed: boolean;
 }
 
 /** Poll interval while draining, and how long to wait for an unreachable Node. */

@@ -35,9 +35,6 @@ import {
   cdKeysOfSecret,
 } from './watches.ts';
 
-export { recordVipVerifications } from '../../records/clusters/vip-verifications.ts';
-export { clusterBackend, recordControllerLogsCollected } from '../../server/clusters/backend.ts';
-
 export interface ClusterControllerOptions {
   generator?: ArtifactGenerator;
   events?: ClusterEventSink;

@@ -20,10 +20,10 @@ import {
   ironicAgentOptions,
   ironicSettingsOf,
 } from '../../records/hub/ironic.ts';
+import { bareMetalHosts, preprovisioningImages } from '../../records/metal3.ts';
 import { BARE_METAL_HOST, INFRA_ENV, PREPROVISIONING_IMAGE } from '../../records/resources.ts';
 import { normalizeArch } from '../../records/serviceconfig/os-images.ts';
 import { isNotFound, keyOf, objectKey, removeFinalizer, updateStatus } from '../../runtime/index.ts';
-import { bareMetalHosts, preprovisioningImages } from '../bmac/index.ts';
 import { chosenFormat, ppiStatus } from './status.ts';
 
 /** The owning BMH's name (ownerReference of kind BareMetalHost). */

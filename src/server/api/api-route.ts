@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { AccessTarget, Authenticator, AuthRequest, AuthResult, UrlKind } from '../../auth/types.ts';
+import { capForLog } from '../../util/log-text.ts';
 import type { CallContext, FileDownload, HostApiBackend, Outcome } from './backend.ts';
 import { type ApiError, apiError, middlewareErrorBody } from './errors.ts';
 import {
@@ -27,7 +28,6 @@ import {
   Budget,
   bodyLimitOf,
   type ConcurrencyLimits,
-  capForLog,
   DEFAULT_BODY_LIMITS,
   DEFAULT_CONCURRENCY,
 } from './limits.ts';

@@ -73,15 +73,6 @@ export function jsonTooDeep(text: string, max = MAX_JSON_DEPTH): boolean {
   return false;
 }
 
-/** Longest user-provided string a log line carries (the rest is counted, not logged). */
-export const LOG_STRING_MAX = 256;
-
-/** A user-provided string cut for a log line, saying how much was left out. */
-export function capForLog(value: unknown, max = LOG_STRING_MAX): string {
-  const text = typeof value === 'string' ? value : String(value);
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
-}
-
 /**
  * A counting budget shared by concurrent requests (bytes of large bodies, or slots). Waiters are
  * served in arrival order; one request asking for more than the whole budget takes all of it.

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { redactCredentialPath } from '../../auth/download-urls.ts';
 import type { Authenticator } from '../../auth/types.ts';
+import { capForLog } from '../../util/log-text.ts';
 import {
   type ApiDeps,
   type ApiLimits,
@@ -18,7 +19,6 @@ import {
 import type { HostApiBackend } from './backend.ts';
 import { apiError } from './errors.ts';
 import { sendError, sendJson, sendMiddlewareError } from './http-io.ts';
-import { capForLog } from './limits.ts';
 import { type RawHandler, Router } from './router.ts';
 import { HOST_ROUTES } from './routes-agent.ts';
 import { CLUSTER_ROUTES } from './routes-cluster.ts';

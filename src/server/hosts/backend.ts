@@ -33,8 +33,8 @@ import { type AgentHost, agentToHost, type HostRuntimeFacts } from '../../record
 import { AGENT, AGENT_CLUSTER_INSTALL } from '../../records/resources.ts';
 import { aciFor } from '../../records/views.ts';
 import { keyOf, objectKey, updateStatus } from '../../runtime/index.ts';
+import { capForLog } from '../../util/log-text.ts';
 import { type CallContext, done, fail, fromSmError, type HostApiBackend, ok } from '../api/backend.ts';
-import { capForLog } from '../api/limits.ts';
 import { ConnectivityAdmission } from './connectivity-admission.ts';
 import { registerHostAgent } from './registration.ts';
 

@@ -6,7 +6,8 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, done, ok } from '../../../../src/server/api/index.ts';
-import { Budget, capForLog, jsonTooDeep } from '../../../../src/server/api/limits.ts';
+import { Budget, jsonTooDeep } from '../../../../src/server/api/limits.ts';
+import { capForLog } from '../../../../src/util/log-text.ts';
 import {
   API,
   CLUSTER_1,
