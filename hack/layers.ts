@@ -5,7 +5,8 @@
 // The order, top to bottom (an import may only point down, or sideways where noted):
 //   7 cmd
 //   6 operator                       (the composition root)
-//   5 controllers/index.ts           (the registry of controllers the operator starts)
+//   5 controllers/index.ts           (the registry of controllers the operator starts; any file
+//                                    beside the controller folders ranks here)
 //   4 controllers/<x>, server (the host API: REST routes, image service and their backend),
 //     webhooks, cli, sim, dev, rbac
 //                                    (peers: none imports another, no controller folder a sibling)
@@ -55,10 +56,9 @@ export function unitOf(path: string): Unit | undefined {
   if (parts[0] !== 'src' || parts.length < 3) return undefined;
   const top = parts[1] ?? '';
   if (top === 'controllers') {
-    if (parts.length === 3) {
-      const file = parts[2] ?? '';
-      return { name: `controllers/${file}`, rank: file === 'index.ts' ? 5 : 3 };
-    }
+    // A file beside the controller folders is the registry (index.ts), never a hidden shared layer:
+    // shared code goes down to records/.
+    if (parts.length === 3) return { name: `controllers/${parts[2] ?? ''}`, rank: 5 };
     const folder = parts[2] ?? '';
     return { name: `controllers/${folder}`, rank: 4 };
   }

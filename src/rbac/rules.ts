@@ -58,8 +58,8 @@ export const RULES: readonly RbacRule[] = [
     verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
     usedBy: [
       INFORMER,
-      'src/controllers/hosts/lookup.ts:findHost (get on a cache miss)',
-      'src/controllers/hosts/registration.ts:registerHostAgent (create; replace (update) on take-over; get)',
+      'src/records/hosts/lookup.ts:findHost (get on a cache miss)',
+      'src/server/hosts/registration.ts:registerHostAgent (create; replace (update) on take-over; get)',
       'src/controllers/agent/reconcile.ts:reconcileAgent (merge patch of metadata, spec.approved; finalizer)',
       'src/controllers/agentlabel/index.ts:register (merge patch of labels)',
       'src/controllers/bmac/index.ts:register (merge patch binding an Agent to its BareMetalHost; delete in the converged BMH delete flow)',
@@ -75,8 +75,8 @@ export const RULES: readonly RbacRule[] = [
     verbs: ['update'],
     usedBy: [
       'src/controllers/agent/reconcile.ts:reconcileAgent (updateStatus)',
-      'src/controllers/hosts/registration.ts:registerHostAgent (updateStatus)',
-      'src/controllers/hosts/backend.ts:hostBackend (updateStatus)',
+      'src/server/hosts/registration.ts:registerHostAgent (updateStatus)',
+      'src/server/hosts/backend.ts:hostBackend (updateStatus)',
       'src/controllers/cluster/hosts-write.ts:writeHostChange (updateStatus)',
     ],
   },
@@ -138,7 +138,7 @@ export const RULES: readonly RbacRule[] = [
     verbs: ['update'],
     usedBy: [
       'src/controllers/cluster/sync.ts:writeAciStatus (updateStatus)',
-      'src/controllers/cluster/backend.ts:clusterBackend (updateStatus)',
+      'src/server/clusters/backend.ts:clusterBackend (updateStatus)',
       'src/controllers/cluster/aci-check.ts:reconcileAgentClusterInstall (updateStatus)',
     ],
   },
@@ -214,13 +214,13 @@ export const RULES: readonly RbacRule[] = [
       'src/records/context.ts:operatorCacheOptions (label-filtered informer: list+watch)',
       'src/runtime/informer.ts:getOrFetch (live get on a miss)',
       'src/records/referenced.ts:getAndLabelForWatch (merge patch of the watch/backup labels)',
-      'src/controllers/hosts/keystore.ts:SecretKeyStore (get, create the signing-key Secret)',
+      'src/records/hosts/keystore.ts:SecretKeyStore (get, create the signing-key Secret)',
       'src/controllers/cluster/completion.ts:ensureSecret (get, create, merge patch)',
-      'src/controllers/ppi/release-image.ts:HubReleaseImages.lookup (get of openshift-config/pull-secret: registry credentials for the hub release)',
+      'src/records/hub/release-image.ts:HubReleaseImages.lookup (get of openshift-config/pull-secret: registry credentials for the hub release)',
       // Not a resourceNames Role in openshift-machine-api: that namespace is absent on plain
       // Kubernetes (the Role would not apply) and an OLM CSV can only grant namespaced permissions
       // in the operator's own namespace; this cluster-wide get already covers it.
-      'src/controllers/ppi/icc.ts:IccSecret.current (live get of openshift-machine-api/metal3-image-customization-config, at most once per 10 min: ironic URLs and image)',
+      'src/records/hub/icc.ts:IccSecret.current (live get of openshift-machine-api/metal3-image-customization-config, at most once per 10 min: ironic URLs and image)',
       'src/controllers/bmac/fencing.ts:ensureFencingCredentials (create, merge patch of the generated fencing Secret; watch of BMC Secrets)',
       'src/records/spoke.ts:spokeClient (the admin kubeconfig Secret, read through readSecret; everything done with it happens on the spoke and needs no hub rule)',
     ],
@@ -243,7 +243,7 @@ export const RULES: readonly RbacRule[] = [
     verbs: ['list', 'create', 'patch'],
     usedBy: [
       'src/runtime/events.ts:EventRecorder (create; merge patch of an aggregated Event)',
-      'src/controllers/events.ts:OperatorEvents (create; list for GET /v2/events)',
+      'src/records/events.ts:OperatorEvents (create; list for GET /v2/events)',
     ],
   },
   {
@@ -252,7 +252,7 @@ export const RULES: readonly RbacRule[] = [
     resources: ['clusterversions'],
     verbs: ['get'],
     usedBy: [
-      'src/controllers/ppi/release-image.ts:HubReleaseImages.releaseImage (get of `version`, where served, at most once per 10 min: the hub release for the ironic agent image)',
+      'src/records/hub/release-image.ts:HubReleaseImages.releaseImage (get of `version`, where served, at most once per 10 min: the hub release for the ironic agent image)',
     ],
   },
   {

@@ -1,7 +1,8 @@
 // The host-facing server of the operator: the REST API (agent-api.md §2) and the image service on
-// one port. The backend is composed from its three parts — hosts (this folder), clusters
-// (../cluster/backend.ts) and infra-envs (../infraenv/backend.ts) — all authenticated by one
-// LocalAuth whose keys live in a Secret of the operator namespace.
+// one port. The backend is composed from its three parts — hosts (hosts/backend.ts), clusters
+// (clusters/backend.ts) and infra-envs (infraenvs/backend.ts) — all authenticated by one LocalAuth
+// (src/records/hosts/auth.ts) whose keys live in a Secret of the operator namespace. The operator's
+// composition root (src/operator/main.ts) starts it.
 
 import type { LocalAuth } from '../auth/index.ts';
 import type { OperatorContext } from '../records/context.ts';

@@ -2,7 +2,7 @@
 // image (kubeapi.md §3.7.1 step 3): image reference parsing, architecture names, the registry's
 // manifest shapes, the release's `release-manifests/image-references` ImageStream, bearer-token
 // challenges and docker-config credentials. The registry I/O lives in
-// src/controllers/ppi/release-image.ts, the tar reading in src/util/tar.ts.
+// src/records/hub/release-image.ts, the tar reading in src/util/tar.ts.
 
 /** Where the component list sits inside a release image's filesystem. */
 export const IMAGE_REFERENCES_PATH = 'release-manifests/image-references';

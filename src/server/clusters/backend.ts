@@ -158,7 +158,7 @@ export function clusterBackend(ctx: OperatorContext, deps: ClusterBackendDeps): 
     return found.cluster.status;
   }
 
-  /** Agent tokens get only what the installer and controller fetch, while it installs (host-downloads.ts). */
+  /** Agent tokens get only what the installer and controller fetch, while it installs (src/auth/host-downloads.ts). */
   function agentMayDownload(
     call: CallContext,
     found: Located,

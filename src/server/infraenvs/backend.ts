@@ -1,7 +1,7 @@
 // The infra-env part of the REST backend (agent-api.md §2.4): GET /v2/infra-envs/{id},
 // …/downloads/files (discovery.ign, ipxe-script incl. boot-order-control, static-network-config)
 // and …/downloads/minimal-initrd. Everything is built on request from the InfraEnv CR and what
-// it references (inputs.ts), so it always matches the image the InfraEnv status describes.
+// it references (src/records/infraenvs/inputs.ts), so it always matches the image the InfraEnv status describes.
 //
 // deps: `{ auth }` — the LocalAuth the REST server authenticates with. It signs the agent token
 // in the ignition and the api_key of URLs inside iPXE scripts. On the first request it is also
