@@ -76,7 +76,8 @@ export const RULES: readonly RbacRule[] = [
     usedBy: [
       'src/controllers/agent/reconcile.ts:reconcileAgent (updateStatus)',
       'src/server/hosts/registration.ts:registerHostAgent (updateStatus)',
-      'src/server/hosts/backend.ts:hostBackend (updateStatus)',
+      'src/server/hosts/progress.ts:updateHostInstallProgress (updateStatus)',
+      'src/server/hosts/scope.ts:writeHost (updateStatus: logs progress, logs collected)',
       'src/controllers/cluster/hosts-write.ts:writeHostChange (updateStatus)',
     ],
   },
@@ -139,6 +140,7 @@ export const RULES: readonly RbacRule[] = [
     usedBy: [
       'src/controllers/cluster/sync.ts:writeAciStatus (updateStatus)',
       'src/server/clusters/backend.ts:clusterBackend (updateStatus)',
+      'src/server/hosts/files.ts:uploadLogs (updateStatus: controller logs collected)',
       'src/controllers/cluster/aci-check.ts:reconcileAgentClusterInstall (updateStatus)',
     ],
   },

@@ -1,0 +1,117 @@
+// GET …/hosts/{id}/instructions (agent-api.md §2.1): the next steps of a polling host. A poll
+// only touches memory (check-in time, host clock, warm-up) and the host inbox; it enqueues the
+// Agent when something the Agent shows may change.
+
+import type { Agent, InfraEnv } from '../../api/index.ts';
+import { type NextStepsResult, nextStepsDetailed, type StepsOptions } from '../../core/steps/index.ts';
+import { referencedFacts } from '../../records/agents/references.ts';
+import { clusterRecordById, findHost, hostFacts, infraEnvRecordOf } from '../../records/hosts/lookup.ts';
+import type { PendingHostUpdate } from '../../records/hosts/memory.ts';
+import { type AgentHost, agentToHost } from '../../records/index.ts';
+import { type CallContext, fail, type HostApiBackend, ok } from '../api/backend.ts';
+import { type HostScope, stepsOptionsFor } from './scope.ts';
+
+type NextStepsInput = Parameters<HostApiBackend['getNextSteps']>[1];
+
+export async function getNextSteps(
+  s: HostScope,
+  call: CallContext,
+  input: NextStepsInput,
+): ReturnType<HostApiBackend['getNextSteps']> {
+  const { ctx, memory } = s;
+  const found = await findHost(ctx, input.infraEnvId, input.hostId);
+  if (!found.ok) return fail(found.status, found.reason);
+  const { agent, infraEnv } = found;
+  const id = agent.metadata.name ?? '';
+  const now = ctx.now();
+  // The first host clock this process hears settles the time-sync validation.
+  const firstClock = input.timestamp !== undefined && ctx.facts.get(id)?.timestamp === undefined;
+  s.setFacts(id, {
+    checked_in_at: now.toISOString(),
+    ...(input.timestamp !== undefined ? { timestamp: input.timestamp } : {}),
+  });
+  const recorded = agentToHost(agent, hostFacts(ctx, memory, id));
+  // Upstream records the runner's version before choosing steps; judging by the version stored
+  // at registration (the discovery image's) would ask an upgraded runner to upgrade forever.
+  const version = call.agentVersionHeader;
+  const host = version ? { ...recorded, discovery_agent_version: version } : recorded;
+  const cluster = await clusterRecordById(ctx, host.cluster_id);
+  const options = await stepsOptionsForHost(s, agent, infraEnv, host);
+  const result = nextStepsDetailed(host, cluster, await infraEnvRecordOf(ctx, infraEnv), {
+    now,
+    random: s.random,
+    options,
+  });
+  for (const e of result.errors)
+    s.log.debug({ host: id, step: e.step_type, error: e.error }, 'step not built');
+  memory.warmUp.onPoll(
+    id,
+    result.steps.instructions.map((st) => st.step_type),
+  );
+  rememberPoll(s, agent, { recorded, host, version, result, firstClock });
+  return ok(result.steps);
+}
+
+/** The steps options of this host: day-2 ignition endpoint, reclaim boot artifacts. */
+async function stepsOptionsForHost(
+  s: HostScope,
+  agent: Agent,
+  infraEnv: InfraEnv,
+  host: AgentHost,
+): Promise<StepsOptions> {
+  const options = stepsOptionsFor(s.ctx);
+  options.admitConnectivityCheck = (clusterId, hostId) => s.connectivity.admit(clusterId, hostId);
+  const headers = agent.spec.ignitionEndpointHTTPHeaders;
+  if (agent.spec.ignitionEndpointTokenReference?.name || headers) {
+    // Day-2 hosts fetch the cluster's ignition with the token and headers the Agent names.
+    const { ignitionToken } = await referencedFacts(s.ctx, agent);
+    options.hostIgnitionEndpoint = () => ({
+      ...(ignitionToken ? { token: ignitionToken } : {}),
+      ...(headers ? { headers } : {}),
+    });
+  }
+  if (host.status === 'reclaiming') {
+    // The discovery boot artifacts the reclaimed host downloads: the InfraEnv's (initrd signed).
+    const a = infraEnv.status?.bootArtifacts;
+    if (a?.kernel && a.rootfs && a.initrd) {
+      options.bootArtifacts = { kernel_url: a.kernel, rootfs_url: a.rootfs, initrd_url: a.initrd };
+    }
+  }
+  return options;
+}
+
+interface Poll {
+  recorded: AgentHost;
+  host: AgentHost;
+  version: string | undefined;
+  result: NextStepsResult;
+  firstClock: boolean;
+}
+
+/** Puts what the record keeps into the inbox, and enqueues the Agent when its status may change. */
+function rememberPoll(
+  s: HostScope,
+  agent: Agent,
+  { recorded, host, version, result, firstClock }: Poll,
+): void {
+  const id = agent.metadata.name ?? '';
+  const pending: PendingHostUpdate = {};
+  if (result.installer_version && result.installer_version !== host.installer_version) {
+    pending.installerVersion = result.installer_version;
+  }
+  if (version && version !== recorded.discovery_agent_version) pending.discoveryAgentVersion = version;
+  if (host.media_status === 'disconnected') pending.mediaConnected = true;
+  if (result.upgrade_agent) {
+    s.log.info({ host: id, image: s.ctx.settings.agentImage }, 'agent asked to upgrade');
+  }
+  const connectedFailing = Object.values(host.validations_info ?? {}).some((list) =>
+    list.some((v) => v.id === 'connected' && v.status === 'failure'),
+  );
+  const visible =
+    host.status === 'disconnected' ||
+    host.status === 'disconnected-unbound' ||
+    connectedFailing ||
+    firstClock;
+  if (Object.keys(pending).length > 0) s.memory.inbox.put(id, pending);
+  if (visible || Object.keys(pending).length > 0) s.enqueueAgent(agent);
+}

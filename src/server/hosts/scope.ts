@@ -1,0 +1,91 @@
+// What every host route shares: the process's events and host memory, the logger, the
+// connectivity-check admission, and the small writers and enqueuers the handlers compose. Built
+// once per backend by hostBackend (backend.ts).
+
+import type { Logger } from 'pino';
+import type { Agent, AgentStatus } from '../../api/index.ts';
+import type { LocalAuth } from '../../auth/index.ts';
+import type { Host } from '../../core/model.ts';
+import type { StepsOptions } from '../../core/steps/index.ts';
+import { currentSpecSyncError, projectAgentStatus } from '../../records/agents/project.ts';
+import type { OperatorContext } from '../../records/context.ts';
+import { type OperatorEvents, operatorEventsFor } from '../../records/events.ts';
+import { hostFacts } from '../../records/hosts/lookup.ts';
+import { type HostMemory, hostMemory } from '../../records/hosts/memory.ts';
+import { type AgentHost, agentToHost, type HostRuntimeFacts } from '../../records/index.ts';
+import { AGENT } from '../../records/resources.ts';
+import { keyOf, objectKey, updateStatus } from '../../runtime/index.ts';
+import { ConnectivityAdmission } from './connectivity-admission.ts';
+
+export interface HostBackendDeps {
+  auth: LocalAuth;
+  events?: OperatorEvents;
+  memory?: HostMemory;
+  random?: () => number;
+}
+
+export interface HostScope {
+  ctx: OperatorContext;
+  auth: LocalAuth;
+  events: OperatorEvents;
+  memory: HostMemory;
+  random: () => number;
+  log: Logger;
+  connectivity: ConnectivityAdmission;
+  enqueueAgent(agent: Agent): void;
+  enqueueCluster(clusterId: string | undefined): void;
+  /** The Agent status for a host record, URLs signed with the backend's LocalAuth. */
+  project(agent: Agent, host: AgentHost): AgentStatus;
+  /** Updates memory facts; true when a value changed. */
+  setFacts(hostId: string, patch: HostRuntimeFacts): boolean;
+  /** Writes a change to the host record through the Agent status (conflicts retried). */
+  writeHost(agent: Agent, change: (host: AgentHost) => AgentHost): Promise<unknown>;
+}
+
+export function hostScope(ctx: OperatorContext, deps: HostBackendDeps): HostScope {
+  const memory = deps.memory ?? hostMemory(ctx);
+  const project = (agent: Agent, host: AgentHost) =>
+    projectAgentStatus(agent, host, {
+      now: ctx.now(),
+      serviceBaseUrl: ctx.urls.serviceBaseUrl,
+      auth: deps.auth,
+      specSyncError: currentSpecSyncError(agent),
+    });
+  return {
+    ctx,
+    auth: deps.auth,
+    events: deps.events ?? operatorEventsFor(ctx),
+    memory,
+    random: deps.random ?? Math.random,
+    log: ctx.logger.child({ component: 'host-api' }),
+    // Clusters of more than 150 hosts: connectivity checks are admitted 150 a minute (core.md §9.3).
+    connectivity: new ConnectivityAdmission({ now: () => ctx.now().getTime() }),
+    enqueueAgent: (agent) => ctx.bus.enqueue('agent', objectKey(agent)),
+    enqueueCluster: (clusterId) => {
+      const cd = clusterId ? ctx.clusterDeploymentById(clusterId) : undefined;
+      if (cd) ctx.bus.enqueue('clusterdeployment', keyOf(cd.metadata.namespace, cd.metadata.name ?? ''));
+    },
+    project,
+    setFacts: (hostId, patch) => ctx.facts.update(hostId, patch, ctx.now().getTime()),
+    writeHost: (agent, change) =>
+      updateStatus(ctx.client, AGENT, agent, (cur) => {
+        const host = agentToHost(cur, hostFacts(ctx, memory, cur.metadata.name ?? ''));
+        return project(cur, change(host));
+      }),
+  };
+}
+
+/** The wire host never carries the kube-API approval flag (it is Agent spec). */
+export function wireHost(host: AgentHost): Host {
+  const { approved: _approved, ...rest } = host;
+  return rest;
+}
+
+export function stepsOptionsFor(ctx: OperatorContext): StepsOptions {
+  return {
+    agentImage: ctx.settings.agentImage,
+    installerImage: ctx.settings.installerImage,
+    controllerImage: ctx.settings.controllerImage,
+    kubeApiMode: true,
+  };
+}
