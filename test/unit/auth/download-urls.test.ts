@@ -5,7 +5,7 @@ import {
   goQueryEscape,
   needsReissue,
   withApiKey,
-} from '../../../../src/auth/download-urls.ts';
+} from '../../../src/auth/download-urls.ts';
 
 describe('signed download URLs', () => {
   it("escape query values as Go does (space → +, !*'() escaped)", () => {

@@ -2,7 +2,7 @@
 // and controller fetch, only while the cluster installs, only for a token with a host in the
 // installation. One row per file, route and situation.
 import { describe, expect, it } from 'vitest';
-import { type AgentDownloadRequest, agentClusterDownload } from '../../../../src/auth/index.ts';
+import { type AgentDownloadRequest, agentClusterDownload } from '../../../src/auth/index.ts';
 
 const CID = 'cccccccc-0000-4000-8000-00000000000c';
 type Row = Omit<AgentDownloadRequest, 'clusterId'> & { expected: 200 | 403 | 409 };

@@ -1,7 +1,7 @@
 import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { base64url, signJwt, verifyJwt } from '../../../../src/auth/jwt.ts';
-import { generateKeyPairPem, importKeyPair } from '../../../../src/auth/keys.ts';
+import { base64url, signJwt, verifyJwt } from '../../../src/auth/jwt.ts';
+import { generateKeyPairPem, importKeyPair } from '../../../src/auth/keys.ts';
 
 const keys = importKeyPair(generateKeyPairPem());
 const other = importKeyPair(generateKeyPairPem());

@@ -5,8 +5,8 @@ import {
   type KeyPairPem,
   type KeyStore,
   loadOrCreateKeys,
-} from '../../../../src/auth/keys.ts';
-import { MemoryKeyStore } from '../../../../src/auth/memory-key-store.ts';
+} from '../../../src/auth/keys.ts';
+import { MemoryKeyStore } from '../../../src/auth/memory-key-store.ts';
 
 describe('local auth keys', () => {
   it('generates upstream PEM labels (SEC1 private key, SPKI under "EC PUBLIC KEY")', () => {

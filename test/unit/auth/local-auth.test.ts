@@ -5,8 +5,8 @@ import {
   LocalAuth,
   MemoryKeyStore,
   signJwt,
-} from '../../../../src/auth/index.ts';
-import { generateKeyPairPem, importKeyPair } from '../../../../src/auth/keys.ts';
+} from '../../../src/auth/index.ts';
+import { generateKeyPairPem, importKeyPair } from '../../../src/auth/keys.ts';
 import {
   CLUSTER_1,
   CLUSTER_2,
@@ -18,7 +18,7 @@ import {
   IE_C,
   TestResolver,
   UNKNOWN_ID,
-} from '../api/helpers.ts';
+} from '../server/api/helpers.ts';
 
 let now = new Date('2026-03-01T00:00:00Z');
 let resolver: TestResolver;

@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BaseImageCache, cachedIsoName, type OsImage } from '../../../../src/images/base-images.ts';
-import { buildTestIso, type TestIso } from '../../../harness/iso.ts';
+import { BaseImageCache, cachedIsoName, type OsImage } from '../../../src/images/base-images.ts';
+import { buildTestIso, type TestIso } from '../../harness/iso.ts';
 import { makeTempDir } from './helpers.ts';
 
 let tmp: Awaited<ReturnType<typeof makeTempDir>>;

@@ -1,12 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import {
-  MODE_DIRECTORY,
-  MODE_REGULAR,
-  MODE_SYMLINK,
-  readNewc,
-  writeNewc,
-} from '../../../../src/images/cpio.ts';
+import { MODE_DIRECTORY, MODE_REGULAR, MODE_SYMLINK, readNewc, writeNewc } from '../../../src/images/cpio.ts';
 import {
   EmbedError,
   gzipDeterministic,
@@ -17,7 +11,7 @@ import {
   padTo4,
   parseKernelArguments,
   ramdiskOverlay,
-} from '../../../../src/images/embed.ts';
+} from '../../../src/images/embed.ts';
 
 const hex8 = (n: number) => n.toString(16).toUpperCase().padStart(8, '0');
 

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readNewc } from '../../../../src/images/cpio.ts';
+import { readNewc } from '../../../src/images/cpio.ts';
 import {
   concatView,
   createViewStream,
@@ -17,10 +17,10 @@ import {
   parseRange,
   serveIso,
   serveView,
-} from '../../../../src/images/iso-stream.ts';
-import { withIsoFile } from '../../../../src/images/iso9660.ts';
-import { discoveryOverlays, type LiveIsoLayout, readLiveIsoLayout } from '../../../../src/images/live-iso.ts';
-import { buildTestIso, extractWithXorriso, runXorriso, type TestIso } from '../../../harness/iso.ts';
+} from '../../../src/images/iso-stream.ts';
+import { withIsoFile } from '../../../src/images/iso9660.ts';
+import { discoveryOverlays, type LiveIsoLayout, readLiveIsoLayout } from '../../../src/images/live-iso.ts';
+import { buildTestIso, extractWithXorriso, runXorriso, type TestIso } from '../../harness/iso.ts';
 import { applyOverlays, collect, makeTempDir } from './helpers.ts';
 
 let tmp: Awaited<ReturnType<typeof makeTempDir>>;

@@ -8,8 +8,8 @@ import {
   IsoFormatError,
   IsoImage,
   withIsoFile,
-} from '../../../../src/images/iso9660.ts';
-import { buildTestIso, runXorriso, type TestIso } from '../../../harness/iso.ts';
+} from '../../../src/images/iso9660.ts';
+import { buildTestIso, runXorriso, type TestIso } from '../../harness/iso.ts';
 import { makeTempDir } from './helpers.ts';
 
 let tmp: Awaited<ReturnType<typeof makeTempDir>>;

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbedError } from '../../../../src/images/embed.ts';
-import { withIsoFile } from '../../../../src/images/iso9660.ts';
-import { discoveryOverlays, type LiveIsoLayout, readLiveIsoLayout } from '../../../../src/images/live-iso.ts';
-import { buildTestIso, type TestIso } from '../../../harness/iso.ts';
+import { EmbedError } from '../../../src/images/embed.ts';
+import { withIsoFile } from '../../../src/images/iso9660.ts';
+import { discoveryOverlays, type LiveIsoLayout, readLiveIsoLayout } from '../../../src/images/live-iso.ts';
+import { buildTestIso, type TestIso } from '../../harness/iso.ts';
 import { makeTempDir } from './helpers.ts';
 
 let tmp: Awaited<ReturnType<typeof makeTempDir>>;

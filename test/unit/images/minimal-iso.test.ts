@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MODE_REGULAR, readNewc, writeNewc } from '../../../../src/images/cpio.ts';
-import { gzipDeterministic } from '../../../../src/images/embed.ts';
-import { serveIso } from '../../../../src/images/iso-stream.ts';
-import { withIsoFile } from '../../../../src/images/iso9660.ts';
-import { discoveryOverlays, readLiveIsoLayout } from '../../../../src/images/live-iso.ts';
+import { MODE_REGULAR, readNewc, writeNewc } from '../../../src/images/cpio.ts';
+import { gzipDeterministic } from '../../../src/images/embed.ts';
+import { serveIso } from '../../../src/images/iso-stream.ts';
+import { withIsoFile } from '../../../src/images/iso9660.ts';
+import { discoveryOverlays, readLiveIsoLayout } from '../../../src/images/live-iso.ts';
 import {
   applySplices,
   bootConfigSplices,
@@ -17,8 +17,8 @@ import {
   minimalDefaultKargs,
   minimalRootfsUrl,
   RAMDISK_PLACEHOLDER_SIZE,
-} from '../../../../src/images/minimal-iso.ts';
-import { buildTestIso, extractWithXorriso, runXorriso, type TestIso } from '../../../harness/iso.ts';
+} from '../../../src/images/minimal-iso.ts';
+import { buildTestIso, extractWithXorriso, runXorriso, type TestIso } from '../../harness/iso.ts';
 import { makeTempDir } from './helpers.ts';
 
 const rootfsUrl = minimalRootfsUrl('https://images.example.com/prefix/', 'x86_64', '416.94.202405291527-0');

@@ -1,10 +1,10 @@
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readNewc } from '../../../../src/images/cpio.ts';
-import { ignitionArchive } from '../../../../src/images/embed.ts';
-import { createViewStream, serveView } from '../../../../src/images/iso-stream.ts';
-import { withIsoFile } from '../../../../src/images/iso9660.ts';
-import { type LiveIsoLayout, readLiveIsoLayout } from '../../../../src/images/live-iso.ts';
+import { readNewc } from '../../../src/images/cpio.ts';
+import { ignitionArchive } from '../../../src/images/embed.ts';
+import { createViewStream, serveView } from '../../../src/images/iso-stream.ts';
+import { withIsoFile } from '../../../src/images/iso9660.ts';
+import { type LiveIsoLayout, readLiveIsoLayout } from '../../../src/images/live-iso.ts';
 import {
   bootArtifactFile,
   bootArtifactView,
@@ -12,8 +12,8 @@ import {
   ipxeBootOrderControlScript,
   ipxeScript,
   pxeInitrdView,
-} from '../../../../src/images/pxe.ts';
-import { buildTestIso, type TestIso } from '../../../harness/iso.ts';
+} from '../../../src/images/pxe.ts';
+import { buildTestIso, type TestIso } from '../../harness/iso.ts';
 import { collect, makeTempDir } from './helpers.ts';
 
 let tmp: Awaited<ReturnType<typeof makeTempDir>>;

@@ -9,8 +9,8 @@ import {
   fromCoreEvent,
   selectEvents,
   toCoreEvent,
-} from '../../../../src/records/events.ts';
-import type { ApiEvent } from '../../../../src/server/api/index.ts';
+} from '../../../src/records/events.ts';
+import type { ApiEvent } from '../../../src/server/api/index.ts';
 
 const HOST = '11111111-0000-4000-8000-000000000001';
 const IE = '22222222-0000-4000-8000-000000000002';

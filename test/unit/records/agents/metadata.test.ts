@@ -10,7 +10,7 @@ import {
   sanitizeLabelValue,
   stableJson,
 } from '../../../../src/records/agents/metadata.ts';
-import { agent, HOST_ID, INFRA_ENV_ID, inventory } from './fixtures.ts';
+import { agent, HOST_ID, INFRA_ENV_ID, inventory } from '../../controllers/agent/fixtures.ts';
 
 const ie = {
   apiVersion: 'agent-install.openshift.io/v1beta1',

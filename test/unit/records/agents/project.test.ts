@@ -8,7 +8,7 @@ import {
   urlReissueAt,
 } from '../../../../src/records/agents/project.ts';
 import type { AgentHost } from '../../../../src/records/index.ts';
-import { agent, CLUSTER_ID, HOST_ID, INFRA_ENV_ID, NOW } from './fixtures.ts';
+import { agent, CLUSTER_ID, HOST_ID, INFRA_ENV_ID, NOW } from '../../controllers/agent/fixtures.ts';
 
 async function auth(now = NOW) {
   return LocalAuth.create({
