@@ -139,7 +139,7 @@ export const RULES: readonly RbacRule[] = [
     verbs: ['update'],
     usedBy: [
       'src/controllers/cluster/sync.ts:writeAciStatus (updateStatus)',
-      'src/server/clusters/backend.ts:clusterBackend (updateStatus)',
+      'src/server/clusters/scope.ts:mutateBackend (updateStatus)',
       'src/server/hosts/files.ts:uploadLogs (updateStatus: controller logs collected)',
       'src/controllers/cluster/aci-check.ts:reconcileAgentClusterInstall (updateStatus)',
     ],
