@@ -15,7 +15,7 @@ import { serviceConfigOf } from '../../records/serviceconfig/service-config.ts';
 import type { Outcome } from '../api/backend.ts';
 import { sendMiddlewareError } from '../api/http-io.ts';
 import type { RawHandler } from '../api/router.ts';
-import { type LoadedInfraEnv, loadInfraEnv } from './backend.ts';
+import { type LoadedInfraEnv, loadInfraEnv } from './loaded.ts';
 
 /** Route regex of the image service: a lower-case UUID. */
 export const LOWER_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

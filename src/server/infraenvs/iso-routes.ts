@@ -15,8 +15,8 @@ import {
 } from '../../images/iso-stream.ts';
 import { discoveryOverlays } from '../../images/live-iso.ts';
 import type { RawHandler } from '../api/router.ts';
-import { ignitionFor, lastModifiedOf, ramdiskFor } from './backend.ts';
 import { HttpFailure, header, type ImageScope, LOWER_UUID, must, send } from './image-scope.ts';
+import { ignitionFor, lastModifiedOf, ramdiskFor } from './loaded.ts';
 
 /** GET/HEAD /byapikey/{token}/{version}/{arch}/{filename}: the token is an `iso` download token. */
 export function byApiKey(s: ImageScope): RawHandler {

@@ -5,8 +5,8 @@
 import { serveView } from '../../images/iso-stream.ts';
 import { bootArtifactFile, bootArtifactView, pxeInitrdView } from '../../images/pxe.ts';
 import type { RawHandler } from '../api/router.ts';
-import { ignitionFor, lastModifiedOf, ramdiskFor } from './backend.ts';
 import { HttpFailure, header, type ImageScope, LOWER_UUID, must, send } from './image-scope.ts';
+import { ignitionFor, lastModifiedOf, ramdiskFor } from './loaded.ts';
 
 /** GET/HEAD /images/{infra_env_id}/pxe-initrd?version=&arch=&api_key= */
 export function pxeInitrd(s: ImageScope): RawHandler {
