@@ -7,15 +7,7 @@
 
 import type { Readable } from 'node:stream';
 import type { Principal } from '../../auth/types.ts';
-import {
-  type ApiEvent,
-  EVENT_CATEGORIES,
-  EVENT_SEVERITIES,
-  type EventCategory,
-  type EventFilter,
-  type EventList,
-  type EventSeverity,
-} from '../../core/event-model.ts';
+import type { ApiEvent, EventFilter, EventList } from '../../core/event-model.ts';
 import type { Cluster, Host, HostStage, InfraEnv, LogsState } from '../../core/model.ts';
 import type { FinalizingStage, SmError } from '../../core/statemachine/index.ts';
 import type { StepReply, StepReplyResult, Steps } from '../../core/steps/index.ts';
@@ -186,15 +178,8 @@ export interface CompleteInstallationInput extends ClusterRef {
 
 // ---- events, versions ----
 
-export {
-  type ApiEvent,
-  EVENT_CATEGORIES,
-  EVENT_SEVERITIES,
-  type EventCategory,
-  type EventFilter,
-  type EventList,
-  type EventSeverity,
-};
+// The event model lives below the host API (the operator's event writer uses it too).
+export * from '../../core/event-model.ts';
 
 export interface ComponentVersions {
   readonly versions: Readonly<Record<string, string>>;

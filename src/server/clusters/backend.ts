@@ -20,7 +20,7 @@ import {
   updateClusterFinalizingProgress,
   updateClusterLogsProgress,
 } from './progress.ts';
-import { apiCluster, clusterScope, isOutcome } from './scope.ts';
+import { apiCluster, clusterRoute, clusterScope } from './scope.ts';
 
 export interface ClusterBackendDeps {
   auth: LocalAuth;
@@ -43,18 +43,14 @@ export function clusterBackend(ctx: OperatorContext, deps: ClusterBackendDeps): 
   setClusterUrlAuth(ctx, deps.auth);
   const s = clusterScope(ctx);
   return {
-    async getCluster(_call, input) {
-      const found = await s.locate(input.clusterId);
-      if (isOutcome(found)) return found;
-      return ok(apiCluster(found.cluster));
-    },
-    downloadClusterFile: (call, input) => downloadClusterFile(s, call, input),
-    downloadClusterCredentials: (call, input) => downloadClusterCredentials(s, call, input),
-    downloadClusterLogs: (_call, input) => downloadClusterLogs(s, input),
-    updateClusterLogsProgress: (_call, input) => updateClusterLogsProgress(s, input),
-    updateClusterFinalizingProgress: (_call, input) => updateClusterFinalizingProgress(s, input),
-    reportMonitoredOperatorStatus: (_call, input) => reportMonitoredOperatorStatus(s, input),
-    uploadIngressCert: (_call, input) => uploadIngressCert(s, input),
-    completeInstallation: (_call, input) => completeInstallation(s, input),
+    getCluster: clusterRoute(s, async (_s, found) => ok(apiCluster(found.cluster))),
+    downloadClusterFile: clusterRoute(s, downloadClusterFile),
+    downloadClusterCredentials: clusterRoute(s, downloadClusterCredentials),
+    downloadClusterLogs: clusterRoute(s, downloadClusterLogs),
+    updateClusterLogsProgress: clusterRoute(s, updateClusterLogsProgress),
+    updateClusterFinalizingProgress: clusterRoute(s, updateClusterFinalizingProgress),
+    reportMonitoredOperatorStatus: clusterRoute(s, reportMonitoredOperatorStatus),
+    uploadIngressCert: clusterRoute(s, uploadIngressCert),
+    completeInstallation: clusterRoute(s, completeInstallation),
   };
 }

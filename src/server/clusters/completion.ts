@@ -7,19 +7,21 @@ import {
   readClusterFile,
   writeClusterFiles,
 } from '../../records/clusters/artifacts-store.ts';
-import { done, fail, type HostApiBackend, ok } from '../api/backend.ts';
+import { done, fail, ok } from '../api/backend.ts';
 import { mergeIngressCa } from './kubeconfig.ts';
-import { apiCluster, type ClusterScope, INSTALL_PROGRESS_STATUSES, isOutcome } from './scope.ts';
+import {
+  apiCluster,
+  type ClusterInput,
+  type ClusterScope,
+  INSTALL_PROGRESS_STATUSES,
+  type Located,
+} from './scope.ts';
 
-type Input<K extends keyof HostApiBackend> = Parameters<NonNullable<HostApiBackend[K]>>[1];
+type IngressCertInput = ClusterInput<'uploadIngressCert'>;
+type CompletionInput = ClusterInput<'completeInstallation'>;
 
-export async function uploadIngressCert(
-  s: ClusterScope,
-  input: Input<'uploadIngressCert'>,
-): ReturnType<NonNullable<HostApiBackend['uploadIngressCert']>> {
+export async function uploadIngressCert(s: ClusterScope, found: Located, input: IngressCertInput) {
   const { ctx } = s;
-  const found = await s.locate(input.clusterId);
-  if (isOutcome(found)) return found;
   const id = found.cluster.id;
   const status = found.cluster.status;
   if (status !== 'finalizing' && status !== 'installed') {
@@ -43,13 +45,8 @@ export async function uploadIngressCert(
   return s.mutateBackend(found, (b) => ({ ...b, kubeconfigUploaded: true }));
 }
 
-export async function completeInstallation(
-  s: ClusterScope,
-  input: Input<'completeInstallation'>,
-): ReturnType<NonNullable<HostApiBackend['completeInstallation']>> {
+export async function completeInstallation(s: ClusterScope, found: Located, input: CompletionInput) {
   const { ctx } = s;
-  const found = await s.locate(input.clusterId);
-  if (isOutcome(found)) return found;
   const { cluster } = found;
   if (input.isSuccess) {
     // Completion itself is the monitor's (all hosts installed, kubeconfig and operators in).

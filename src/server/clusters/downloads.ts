@@ -14,51 +14,26 @@ import {
 } from '../../records/clusters/artifacts-store.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { type TarFileEntry, tarStream, tarStreamSize } from '../../util/tar.ts';
-import {
-  type CallContext,
-  type ClusterFileName,
-  type CredentialFileName,
-  type FileDownload,
-  fail,
-  type HostApiBackend,
-  type Outcome,
-  ok,
-} from '../api/backend.ts';
-import { type ClusterScope, isOutcome, type Located } from './scope.ts';
+import { type CallContext, type FileDownload, fail, type Outcome, ok } from '../api/backend.ts';
+import type { ClusterInput, ClusterScope, Located } from './scope.ts';
 
-type Input<K extends keyof HostApiBackend> = Parameters<NonNullable<HostApiBackend[K]>>[1];
+type StoredFileInput = ClusterInput<'downloadClusterFile'> | ClusterInput<'downloadClusterCredentials'>;
+type LogsInput = ClusterInput<'downloadClusterLogs'>;
 
-export async function downloadClusterFile(
-  s: ClusterScope,
-  call: CallContext,
-  input: Input<'downloadClusterFile'>,
-): Promise<Outcome<FileDownload>> {
-  const found = await s.locate(input.clusterId);
-  if (isOutcome(found)) return found;
-  const refused = agentMayDownload(call, found, 'files', input.fileName);
-  if (refused) return refused;
-  return download(s.ctx, found.cluster.id, input.fileName satisfies ClusterFileName, 'File');
+/** A stored file of the cluster (installer files, credentials), once it has been generated. */
+function storedFileRoute(route: ClusterDownloadRoute, what: string) {
+  return async (s: ClusterScope, found: Located, input: StoredFileInput, call: CallContext) => {
+    const refused = agentMayDownload(call, found, route, input.fileName);
+    if (refused) return refused;
+    return download(s.ctx, found.cluster.id, input.fileName, what);
+  };
 }
 
-export async function downloadClusterCredentials(
-  s: ClusterScope,
-  call: CallContext,
-  input: Input<'downloadClusterCredentials'>,
-): Promise<Outcome<FileDownload>> {
-  const found = await s.locate(input.clusterId);
-  if (isOutcome(found)) return found;
-  const refused = agentMayDownload(call, found, 'credentials', input.fileName);
-  if (refused) return refused;
-  return download(s.ctx, found.cluster.id, input.fileName satisfies CredentialFileName, 'Credentials file');
-}
+export const downloadClusterFile = storedFileRoute('files', 'File');
+export const downloadClusterCredentials = storedFileRoute('credentials', 'Credentials file');
 
-export async function downloadClusterLogs(
-  s: ClusterScope,
-  input: Input<'downloadClusterLogs'>,
-): Promise<Outcome<FileDownload>> {
+export async function downloadClusterLogs(s: ClusterScope, found: Located, input: LogsInput) {
   const { ctx } = s;
-  const found = await s.locate(input.clusterId);
-  if (isOutcome(found)) return found;
   const id = found.cluster.id;
   const name = found.cluster.name;
   const type = input.logsType ?? '';

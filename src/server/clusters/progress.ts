@@ -5,18 +5,15 @@
 import type { MonitoredOperatorStatus } from '../../api/index.ts';
 import type { LogsState } from '../../core/model.ts';
 import { FINALIZING_STAGES } from '../../core/statemachine/index.ts';
-import { fail, type HostApiBackend } from '../api/backend.ts';
-import { type ClusterScope, INSTALL_PROGRESS_STATUSES, isOutcome } from './scope.ts';
+import { fail } from '../api/backend.ts';
+import { type ClusterInput, type ClusterScope, INSTALL_PROGRESS_STATUSES, type Located } from './scope.ts';
 
-type Input<K extends keyof HostApiBackend> = Parameters<NonNullable<HostApiBackend[K]>>[1];
+type LogsProgressInput = ClusterInput<'updateClusterLogsProgress'>;
+type FinalizingInput = ClusterInput<'updateClusterFinalizingProgress'>;
+type OperatorReportInput = ClusterInput<'reportMonitoredOperatorStatus'>;
 
-export async function updateClusterLogsProgress(
-  s: ClusterScope,
-  input: Input<'updateClusterLogsProgress'>,
-): ReturnType<NonNullable<HostApiBackend['updateClusterLogsProgress']>> {
+export async function updateClusterLogsProgress(s: ClusterScope, found: Located, input: LogsProgressInput) {
   const { ctx } = s;
-  const found = await s.locate(input.clusterId);
-  if (isOutcome(found)) return found;
   const now = ctx.now().toISOString();
   return s.mutateBackend(found, (b) => ({
     ...b,
@@ -27,11 +24,10 @@ export async function updateClusterLogsProgress(
 
 export async function updateClusterFinalizingProgress(
   s: ClusterScope,
-  input: Input<'updateClusterFinalizingProgress'>,
-): ReturnType<NonNullable<HostApiBackend['updateClusterFinalizingProgress']>> {
+  found: Located,
+  input: FinalizingInput,
+) {
   const { ctx } = s;
-  const found = await s.locate(input.clusterId);
-  if (isOutcome(found)) return found;
   const status = found.cluster.status;
   if (!INSTALL_PROGRESS_STATUSES.includes(status)) {
     return fail(
@@ -56,10 +52,9 @@ export async function updateClusterFinalizingProgress(
 
 export async function reportMonitoredOperatorStatus(
   s: ClusterScope,
-  input: Input<'reportMonitoredOperatorStatus'>,
-): ReturnType<NonNullable<HostApiBackend['reportMonitoredOperatorStatus']>> {
-  const found = await s.locate(input.clusterId);
-  if (isOutcome(found)) return found;
+  found: Located,
+  input: OperatorReportInput,
+) {
   const { report } = input;
   if (!(found.cluster.monitored_operators ?? []).some((o) => o.name === report.name)) {
     return fail(404, `Operator ${report.name} is not monitored in cluster ${found.cluster.id}`);

@@ -15,7 +15,15 @@ import type { AgentCluster } from '../../records/index.ts';
 import { AGENT_CLUSTER_INSTALL } from '../../records/resources.ts';
 import { clusterView } from '../../records/views.ts';
 import { keyOf, updateStatus } from '../../runtime/index.ts';
-import { done, type EventSeverity, fail, type Outcome } from '../api/backend.ts';
+import {
+  type CallContext,
+  type ClusterRef,
+  done,
+  type EventSeverity,
+  fail,
+  type HostApiBackend,
+  type Outcome,
+} from '../api/backend.ts';
 
 export interface Located {
   cd: ClusterDeployment;
@@ -112,4 +120,18 @@ async function locate(ctx: OperatorContext, clusterId: string): Promise<Located 
     return fail(503, `cluster ${clusterId} is not available: ${why}`);
   }
   return { cd, aci: view.aci, cluster };
+}
+
+/** The input of a backend operation. */
+export type ClusterInput<K extends keyof HostApiBackend> = Parameters<NonNullable<HostApiBackend[K]>>[1];
+
+/** A route of one cluster: 503 or 404 unless the cluster can be located, then `fn`. */
+export function clusterRoute<I extends ClusterRef, T>(
+  s: ClusterScope,
+  fn: (s: ClusterScope, found: Located, input: I, call: CallContext) => Promise<Outcome<T>>,
+): (call: CallContext, input: I) => Promise<Outcome<T>> {
+  return async (call, input) => {
+    const found = await s.locate(input.clusterId);
+    return isOutcome(found) ? found : fn(s, found, input, call);
+  };
 }

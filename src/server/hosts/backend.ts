@@ -20,7 +20,14 @@ import { downloadHostIgnition, uploadLogs } from './files.ts';
 import { getNextSteps } from './next-steps.ts';
 import { updateHostInstallProgress, updateHostLogsProgress } from './progress.ts';
 import { registerHostAgent } from './registration.ts';
-import { type HostBackendDeps, type HostScope, hostScope, wireHost } from './scope.ts';
+import {
+  type HostBackendDeps,
+  type HostInput,
+  type HostScope,
+  hostRoute,
+  hostScope,
+  wireHost,
+} from './scope.ts';
 import { postStepReply, stepReplyRefused } from './step-reply.ts';
 
 export { type HostBackendDeps, stepsOptionsFor } from './scope.ts';
@@ -44,12 +51,12 @@ export function hostBackend(ctx: OperatorContext, deps: HostBackendDeps): HostBa
   const s = hostScope(ctx, deps);
   return {
     registerHost: (_call, input) => registerHost(s, input),
-    getNextSteps: (call, input) => getNextSteps(s, call, input),
-    postStepReply: (_call, input) => postStepReply(s, input),
+    getNextSteps: hostRoute(s, getNextSteps),
+    postStepReply: hostRoute(s, postStepReply),
     stepReplyRefused: (_call, input) => stepReplyRefused(s, input),
-    updateHostInstallProgress: (_call, input) => updateHostInstallProgress(s, input),
-    updateHostLogsProgress: (_call, input) => updateHostLogsProgress(s, input),
-    downloadHostIgnition: (_call, input) => downloadHostIgnition(s, input),
+    updateHostInstallProgress: hostRoute(s, updateHostInstallProgress),
+    updateHostLogsProgress: hostRoute(s, updateHostLogsProgress),
+    downloadHostIgnition: hostRoute(s, downloadHostIgnition),
     uploadLogs: (_call, input) => uploadLogs(s, input),
     async triggerEvent(_call, input) {
       s.events.record(input.event);
@@ -62,10 +69,7 @@ export function hostBackend(ctx: OperatorContext, deps: HostBackendDeps): HostBa
   };
 }
 
-async function registerHost(
-  s: HostScope,
-  input: Parameters<HostApiBackend['registerHost']>[1],
-): ReturnType<HostApiBackend['registerHost']> {
+async function registerHost(s: HostScope, input: HostInput<'registerHost'>) {
   const { ctx, memory } = s;
   const result = await registerHostAgent(ctx, { auth: s.auth, memory }, input);
   if (!result.ok) return result;

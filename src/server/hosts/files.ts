@@ -15,11 +15,11 @@ import { agentToHost } from '../../records/index.ts';
 import { AGENT_CLUSTER_INSTALL } from '../../records/resources.ts';
 import { aciFor } from '../../records/views.ts';
 import { updateStatus } from '../../runtime/index.ts';
-import { done, fail, type HostApiBackend, ok } from '../api/backend.ts';
-import type { HostScope } from './scope.ts';
+import { done, fail, ok } from '../api/backend.ts';
+import type { FoundHost, HostInput, HostScope } from './scope.ts';
 
-type IgnitionInput = Parameters<HostApiBackend['downloadHostIgnition']>[1];
-type UploadLogsInput = Parameters<HostApiBackend['uploadLogs']>[1];
+type IgnitionInput = HostInput<'downloadHostIgnition'>;
+type UploadLogsInput = HostInput<'uploadLogs'>;
 
 /** Cluster states in which hosts may fetch their install ignition. */
 const IGNITION_CLUSTER_STATES = [
@@ -30,13 +30,8 @@ const IGNITION_CLUSTER_STATES = [
   'adding-hosts',
 ];
 
-export async function downloadHostIgnition(
-  s: HostScope,
-  input: IgnitionInput,
-): ReturnType<HostApiBackend['downloadHostIgnition']> {
+export async function downloadHostIgnition(s: HostScope, found: FoundHost, _input: IgnitionInput) {
   const { ctx } = s;
-  const found = await findHost(ctx, input.infraEnvId, input.hostId);
-  if (!found.ok) return fail(found.status, found.reason);
   const id = found.agent.metadata.name ?? '';
   const host = agentToHost(found.agent, hostFacts(ctx, s.memory, id));
   if (!host.cluster_id) return fail(409, `host ${id} is not bound to any cluster`);
@@ -54,10 +49,7 @@ export async function downloadHostIgnition(
   return ok({ content, fileName: name });
 }
 
-export async function uploadLogs(
-  s: HostScope,
-  input: UploadLogsInput,
-): ReturnType<HostApiBackend['uploadLogs']> {
+export async function uploadLogs(s: HostScope, input: UploadLogsInput) {
   const { ctx } = s;
   const cd = ctx.clusterDeploymentById(input.clusterId.toLowerCase());
   if (!cd) return fail(404, `cluster ${input.clusterId} not found`);

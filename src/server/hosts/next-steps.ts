@@ -5,22 +5,16 @@
 import type { Agent, InfraEnv } from '../../api/index.ts';
 import { type NextStepsResult, nextStepsDetailed, type StepsOptions } from '../../core/steps/index.ts';
 import { referencedFacts } from '../../records/agents/references.ts';
-import { clusterRecordById, findHost, hostFacts, infraEnvRecordOf } from '../../records/hosts/lookup.ts';
+import { clusterRecordById, hostFacts, infraEnvRecordOf } from '../../records/hosts/lookup.ts';
 import type { PendingHostUpdate } from '../../records/hosts/memory.ts';
 import { type AgentHost, agentToHost } from '../../records/index.ts';
-import { type CallContext, fail, type HostApiBackend, ok } from '../api/backend.ts';
-import { type HostScope, stepsOptionsFor } from './scope.ts';
+import { type CallContext, ok } from '../api/backend.ts';
+import { type FoundHost, type HostInput, type HostScope, stepsOptionsFor } from './scope.ts';
 
-type NextStepsInput = Parameters<HostApiBackend['getNextSteps']>[1];
+type NextStepsInput = HostInput<'getNextSteps'>;
 
-export async function getNextSteps(
-  s: HostScope,
-  call: CallContext,
-  input: NextStepsInput,
-): ReturnType<HostApiBackend['getNextSteps']> {
+export async function getNextSteps(s: HostScope, found: FoundHost, input: NextStepsInput, call: CallContext) {
   const { ctx, memory } = s;
-  const found = await findHost(ctx, input.infraEnvId, input.hostId);
-  if (!found.ok) return fail(found.status, found.reason);
   const { agent, infraEnv } = found;
   const id = agent.metadata.name ?? '';
   const now = ctx.now();

@@ -3,24 +3,19 @@
 // must not be lost.
 
 import { updateInstallProgress } from '../../core/statemachine/index.ts';
-import { clusterRecordById, findHost, hostFacts } from '../../records/hosts/lookup.ts';
+import { clusterRecordById, hostFacts } from '../../records/hosts/lookup.ts';
 import type { AgentHost } from '../../records/index.ts';
 import { agentToHost } from '../../records/index.ts';
 import { AGENT } from '../../records/resources.ts';
 import { updateStatus } from '../../runtime/index.ts';
-import { done, fail, fromSmError, type HostApiBackend } from '../api/backend.ts';
-import type { HostScope } from './scope.ts';
+import { done, fail, fromSmError } from '../api/backend.ts';
+import type { FoundHost, HostInput, HostScope } from './scope.ts';
 
-type InstallProgressInput = Parameters<HostApiBackend['updateHostInstallProgress']>[1];
-type LogsProgressInput = Parameters<HostApiBackend['updateHostLogsProgress']>[1];
+type InstallProgressInput = HostInput<'updateHostInstallProgress'>;
+type LogsProgressInput = HostInput<'updateHostLogsProgress'>;
 
-export async function updateHostInstallProgress(
-  s: HostScope,
-  input: InstallProgressInput,
-): ReturnType<HostApiBackend['updateHostInstallProgress']> {
+export async function updateHostInstallProgress(s: HostScope, found: FoundHost, input: InstallProgressInput) {
   const { ctx, memory } = s;
-  const found = await findHost(ctx, input.infraEnvId, input.hostId);
-  if (!found.ok) return fail(found.status, found.reason);
   const { agent } = found;
   const id = agent.metadata.name ?? '';
   const host = agentToHost(agent, hostFacts(ctx, memory, id));
@@ -56,12 +51,7 @@ export async function updateHostInstallProgress(
   return done();
 }
 
-export async function updateHostLogsProgress(
-  s: HostScope,
-  input: LogsProgressInput,
-): ReturnType<HostApiBackend['updateHostLogsProgress']> {
-  const found = await findHost(s.ctx, input.infraEnvId, input.hostId);
-  if (!found.ok) return fail(found.status, found.reason);
+export async function updateHostLogsProgress(s: HostScope, found: FoundHost, input: LogsProgressInput) {
   const now = s.ctx.now().toISOString();
   await s.writeHost(found.agent, (h) => ({
     ...h,

@@ -10,11 +10,12 @@ import type { StepsOptions } from '../../core/steps/index.ts';
 import { currentSpecSyncError, projectAgentStatus } from '../../records/agents/project.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { type OperatorEvents, operatorEventsFor } from '../../records/events.ts';
-import { hostFacts } from '../../records/hosts/lookup.ts';
+import { findHost, type HostLookup, hostFacts } from '../../records/hosts/lookup.ts';
 import { type HostMemory, hostMemory } from '../../records/hosts/memory.ts';
 import { type AgentHost, agentToHost, type HostRuntimeFacts } from '../../records/index.ts';
 import { AGENT } from '../../records/resources.ts';
 import { keyOf, objectKey, updateStatus } from '../../runtime/index.ts';
+import { type CallContext, fail, type HostApiBackend, type HostRef, type Outcome } from '../api/backend.ts';
 import { ConnectivityAdmission } from './connectivity-admission.ts';
 
 export interface HostBackendDeps {
@@ -87,5 +88,22 @@ export function stepsOptionsFor(ctx: OperatorContext): StepsOptions {
     installerImage: ctx.settings.installerImage,
     controllerImage: ctx.settings.controllerImage,
     kubeApiMode: true,
+  };
+}
+
+/** The host a request names, found in its infra-env. */
+export type FoundHost = Extract<HostLookup, { ok: true }>;
+
+/** The input of a backend operation. */
+export type HostInput<K extends keyof HostApiBackend> = Parameters<NonNullable<HostApiBackend[K]>>[1];
+
+/** A route of one host: 404 (or 503) unless the host is found in its infra-env, then `fn`. */
+export function hostRoute<I extends HostRef, T>(
+  s: HostScope,
+  fn: (s: HostScope, found: FoundHost, input: I, call: CallContext) => Promise<Outcome<T>>,
+): (call: CallContext, input: I) => Promise<Outcome<T>> {
+  return async (call, input) => {
+    const found = await findHost(s.ctx, input.infraEnvId, input.hostId);
+    return found.ok ? fn(s, found, input, call) : fail(found.status, found.reason);
   };
 }

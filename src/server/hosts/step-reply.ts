@@ -11,11 +11,11 @@ import { findHost } from '../../records/hosts/lookup.ts';
 import type { PendingHostUpdate } from '../../records/hosts/memory.ts';
 import type { HostRuntimeFacts } from '../../records/index.ts';
 import { capForLog } from '../../util/log-text.ts';
-import { done, fail, type HostApiBackend } from '../api/backend.ts';
-import type { HostScope } from './scope.ts';
+import { done } from '../api/backend.ts';
+import type { FoundHost, HostInput, HostScope } from './scope.ts';
 
-type StepReplyInput = Parameters<HostApiBackend['postStepReply']>[1];
-type RefusedInput = Parameters<NonNullable<HostApiBackend['stepReplyRefused']>>[1];
+type StepReplyInput = HostInput<'postStepReply'>;
+type RefusedInput = HostInput<'stepReplyRefused'>;
 
 /** How one reply reaches the record: through the inbox (put) or the memory facts (fact). */
 interface Sinks {
@@ -23,12 +23,7 @@ interface Sinks {
   fact(patch: HostRuntimeFacts, alsoCluster?: boolean): void;
 }
 
-export async function postStepReply(
-  s: HostScope,
-  input: StepReplyInput,
-): ReturnType<HostApiBackend['postStepReply']> {
-  const found = await findHost(s.ctx, input.infraEnvId, input.hostId);
-  if (!found.ok) return fail(found.status, found.reason);
+export async function postStepReply(s: HostScope, found: FoundHost, input: StepReplyInput) {
   const { agent } = found;
   const id = agent.metadata.name ?? '';
   const decoded = input.decoded;
