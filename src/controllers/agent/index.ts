@@ -18,7 +18,7 @@ import {
   SECRET,
 } from '../../records/resources.ts';
 import { type KubeObject, keyOf, objectKey } from '../../runtime/index.ts';
-import { reconcileAgent } from './reconcile.ts';
+import { reconcileAgent, settleNewAgent } from './reconcile.ts';
 
 function agentKeys(agents: readonly Agent[]): string[] {
   return agents.map((a) => objectKey(a));
@@ -50,6 +50,7 @@ function agentsOfClusterDeployment(ctx: OperatorContext, cd: ClusterDeployment):
 export function register(ctx: OperatorContext): void {
   const memory = hostMemory(ctx);
   const deps = { memory, events: operatorEventsFor(ctx), auth: () => localAuthFor(ctx) };
+  memory.settleNewAgent = (draft, facts, now) => settleNewAgent(ctx, deps, draft, facts, now);
   const controller = ctx.mgr
     .controller('agent')
     .for(AGENT)

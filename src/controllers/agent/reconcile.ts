@@ -17,7 +17,7 @@ import {
   infraEnvOfAgent,
   infraEnvRecordOf,
 } from '../../records/hosts/lookup.ts';
-import type { HostMemory } from '../../records/hosts/memory.ts';
+import type { HostMemory, SettledAgent } from '../../records/hosts/memory.ts';
 import { roleFitness } from '../../records/hosts/role-fitness.ts';
 import {
   agentSpecSyncedCondition,
@@ -123,7 +123,7 @@ async function desiredCluster(ctx: OperatorContext, agent: Agent, currentId: str
 }
 
 /** Everything the pure refresh needs, read from the caches (and referenced Secrets). */
-async function gather(ctx: OperatorContext, deps: AgentReconcilerDeps, agent: Agent) {
+async function gather(ctx: OperatorContext, deps: Pick<AgentReconcilerDeps, 'auth'>, agent: Agent) {
   const name = agent.metadata.name ?? '';
   const infraEnv = infraEnvOfAgent(ctx, agent);
   const currentId = agent.status?.backend?.clusterID;
@@ -480,6 +480,11 @@ export async function reconcileAgent(
   // forgotten on the delete event, not here, or a pending inventory would be lost.
   if (!cached) return;
   if (isBeingDeleted(cached)) return void (await finalize(ctx, deps, cached, rctx));
+  // Created by a registration of this process that has yet to write its status: that write brings
+  // the key back (without this, the Agent would look restored from a backup, and be written twice).
+  if (!cached.status?.debugInfo?.state) {
+    if (deps.memory.registering.has(req.name)) return;
+  } else deps.memory.registering.delete(req.name);
   if (!hasFinalizer(cached, AGENT_FINALIZER)) {
     // The add is an update event: the next reconcile does the rest (upstream returns Requeue).
     await addFinalizer(ctx.client, AGENT, cached, AGENT_FINALIZER);
@@ -503,4 +508,88 @@ export async function reconcileAgent(
   if (plan.pending) memory.inbox.ack(plan.gathered.name, plan.pending.seq);
   syncResetFacts(ctx, plan.factsBefore, out.host);
   return agentRequeue(plan, memory, written.object.status, out, spoke);
+}
+
+type Patch = { metadata: Record<string, unknown>; spec?: Record<string, unknown> };
+
+/** Applies a merge patch's string maps in memory (null removes a key). */
+function mergeMap(have: Record<string, string> | undefined, patch: unknown): Record<string, string> {
+  const out = { ...(have ?? {}) };
+  for (const [k, v] of Object.entries((patch ?? {}) as Record<string, string | null>)) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
+function applyMetadataPatch(agent: Agent, patch: Patch | undefined): Agent {
+  if (!patch) return agent;
+  const m = patch.metadata;
+  return {
+    ...agent,
+    metadata: {
+      ...agent.metadata,
+      labels: mergeMap(agent.metadata.labels, m.labels),
+      annotations: mergeMap(agent.metadata.annotations, m.annotations),
+      ...(m.ownerReferences
+        ? { ownerReferences: m.ownerReferences as Agent['metadata']['ownerReferences'] }
+        : {}),
+    },
+    spec: { ...agent.spec, ...(patch.spec ?? {}) },
+  } as Agent;
+}
+
+/**
+ * A new Agent settled before it is stored (issue 16): a registration runs this reconciler's own
+ * computation on the Agent it is about to create, so the create carries the labels, backup
+ * annotations and approval a reconcile would patch in, and its one status write the status a
+ * reconcile would write; the reconcile then finds nothing to change. `draft` carries the
+ * registration's status; a freshly registered host is warm.
+ */
+export async function settleNewAgent(
+  ctx: OperatorContext,
+  deps: Pick<AgentReconcilerDeps, 'memory' | 'auth'>,
+  draft: Agent,
+  facts: HostRuntimeFacts,
+  now: Date,
+): Promise<SettledAgent> {
+  const g = await gather(ctx, deps, draft);
+  const validationConfig = {
+    maxHostDisconnectionMs: deps.memory.smOptions.hostMaxDisconnectionMs,
+    agentDockerImage: ctx.settings.agentImage,
+  };
+  const autoApprove = g.infraEnv?.spec.agentApproval?.autoApprove === true;
+  const intended: Agent =
+    autoApprove && draft.spec.approved !== true
+      ? { ...draft, spec: { ...draft.spec, approved: true } }
+      : draft;
+  const out = refreshAgent({
+    agent: intended,
+    facts: { ...facts, ...g.referenced.facts },
+    ...(g.referenced.error ? { referenceError: g.referenced.error } : {}),
+    desired: g.desired,
+    current: g.current,
+    ...(g.infraEnvRecord ? { infraEnv: g.infraEnvRecord } : {}),
+    now,
+    warm: true,
+    options: deps.memory.smOptions,
+    validationConfig,
+    fitness: (cluster) => roleFitness(cluster, g.infraEnvRecord, now, validationConfig),
+  });
+  const boundCd = out.host.cluster_id ? ctx.clusterDeploymentById(out.host.cluster_id) : undefined;
+  const patch = agentMetadataPatch({
+    agent: draft,
+    host: out.host,
+    infraEnv: g.infraEnv,
+    clusterDeploymentNamespace: boundCd?.metadata.namespace ?? '',
+    autoApprove,
+  }) as Patch | undefined;
+  const { status: _draftStatus, ...bare } = applyMetadataPatch(draft, patch);
+  const status = projectAgentStatus(intended, out.host, {
+    now,
+    serviceBaseUrl: ctx.urls.serviceBaseUrl,
+    auth: g.auth,
+    specSyncError: out.specSyncError,
+  });
+  return { agent: bare as Agent, status, events: out.events };
 }

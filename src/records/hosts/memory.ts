@@ -8,10 +8,13 @@
 //   in-memory facts keep their stored result.
 // * the state machine options (upstream's env variables) and the process start time.
 
+import type { Agent, AgentStatus } from '../../api/index.ts';
 import type { Inventory } from '../../core/inventory.ts';
 import type { NtpSource } from '../../core/model.ts';
+import type { SmEvent } from '../../core/statemachine/index.ts';
 import { optionsFromEnv, resolveOptions, type StateMachineOptions } from '../../core/statemachine/index.ts';
 import type { OperatorContext } from '../context.ts';
+import type { HostRuntimeFacts } from '../index.ts';
 
 export const WARM_UP_MS = 3 * 60_000;
 
@@ -94,8 +97,26 @@ export class WarmUp {
   }
 }
 
+/** A new host's Agent as its reconciler would leave it: what to create, then the status to write. */
+export interface SettledAgent {
+  agent: Agent;
+  status: AgentStatus;
+  /** Events of the reconciler's computation (after the registration's own). */
+  events: SmEvent[];
+}
+
+/** `draft`: the Agent to create with the registration's status on it; `facts`: the host's memory. */
+export type SettleNewAgent = (draft: Agent, facts: HostRuntimeFacts, now: Date) => Promise<SettledAgent>;
+
 export class HostMemory {
   readonly inbox = new HostInbox();
+  /** Hosts whose new Agent this process is creating and has not written the status of yet. */
+  readonly registering = new Set<string>();
+  /**
+   * Set by the Agent controller (it owns the computation; the host API must not import it): lets
+   * a registration create the Agent with everything known, in two writes (issue 16).
+   */
+  settleNewAgent: SettleNewAgent | undefined;
   readonly warmUp: WarmUp;
   readonly smOptions: StateMachineOptions;
 
@@ -108,6 +129,7 @@ export class HostMemory {
   forget(hostId: string): void {
     this.inbox.delete(hostId);
     this.warmUp.forget(hostId);
+    this.registering.delete(hostId);
   }
 }
 

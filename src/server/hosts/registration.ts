@@ -35,12 +35,18 @@ import {
   infraEnvOfAgent,
   infraEnvRecordOf,
 } from '../../records/hosts/lookup.ts';
-import type { HostMemory } from '../../records/hosts/memory.ts';
+import type { HostMemory, SettledAgent } from '../../records/hosts/memory.ts';
 import { type AgentCluster, type AgentHost, agentToHost } from '../../records/index.ts';
 import { crossNamespaceRefusal } from '../../records/references.ts';
 import { AGENT } from '../../records/resources.ts';
 import { clusterView } from '../../records/views.ts';
-import { isAlreadyExists, isConflict, type OwnerReference, updateStatus } from '../../runtime/index.ts';
+import {
+  isAlreadyExists,
+  isConflict,
+  keyOf,
+  type OwnerReference,
+  updateStatus,
+} from '../../runtime/index.ts';
 import { fail, fromSmError, type Outcome, ok } from '../api/backend.ts';
 
 export interface RegistrationDeps {
@@ -308,15 +314,21 @@ async function registerOnce(
   const host = registered.host as AgentHost;
 
   let agent: Agent;
+  let settled: SettledAgent | undefined;
   if (existing) {
     // Same name, no live InfraEnv of its own: take the Agent over with a fresh spec and metadata.
     const taken = await takeOver(ctx, ie, existing, (base) => agentSkeleton(ie, hostId, clusterRef, base));
     if (!taken.ok) return taken;
     agent = { ...taken.value, status: { role: '' } } as Agent;
   } else {
+    const skeleton = agentSkeleton(ie, hostId, clusterRef);
+    settled = await settleNew(ctx, deps, skeleton, host, now);
+    // Until the Agent has its status, its reconciler leaves it alone (it clears the mark).
+    deps.memory.registering.add(hostId);
     try {
-      agent = await ctx.client.create<Agent>(AGENT, agentSkeleton(ie, hostId, clusterRef));
+      agent = await ctx.client.create<Agent>(AGENT, settled?.agent ?? skeleton);
     } catch (err) {
+      deps.memory.registering.delete(hostId);
       if (!isAlreadyExists(err)) throw err;
       // The cache is behind, or a concurrent registration of the same host won: register again,
       // against the live Agent (a create is never retried here: liveAgent makes `existing` set).
@@ -327,13 +339,46 @@ async function registerOnce(
   }
   forgetUnknownHost(ctx, ns, hostId);
   const fresh = agent;
-  await updateStatus(ctx.client, AGENT, agent, (cur) =>
-    projectAgentStatus(cur === fresh ? cur : ({ ...cur, status: { role: '' } } as Agent), host, {
-      now,
-      serviceBaseUrl: ctx.urls.serviceBaseUrl,
-      auth: deps.auth,
-      specSyncError: undefined,
-    }),
-  );
-  return ok({ host, events: registered.events });
+  // A new Agent gets the status settled with it; a taken-over one (or one written since the
+  // create) the registration's own projection, which its reconciler then completes.
+  try {
+    await updateStatus(ctx.client, AGENT, agent, (cur) =>
+      cur === fresh && settled
+        ? settled.status
+        : projectAgentStatus(cur === fresh ? cur : ({ ...cur, status: { role: '' } } as Agent), host, {
+            now,
+            serviceBaseUrl: ctx.urls.serviceBaseUrl,
+            auth: deps.auth,
+            specSyncError: undefined,
+          }),
+    );
+  } catch (err) {
+    // No status: the reconciler takes the Agent as it is (restored from its annotations).
+    if (deps.memory.registering.delete(hostId)) ctx.bus.enqueue('agent', keyOf(ns, hostId));
+    throw err;
+  }
+  return ok({ host, events: [...registered.events, ...(settled?.events ?? [])] });
+}
+
+/**
+ * A new host's Agent with everything its reconciler would add (issue 16): metadata and spec to
+ * create, and the status to write once it exists. Undefined without an Agent controller in the
+ * process (the registration then writes its own projection).
+ */
+function settleNew(
+  ctx: OperatorContext,
+  deps: RegistrationDeps,
+  skeleton: Agent,
+  host: AgentHost,
+  now: Date,
+): Promise<SettledAgent> | undefined {
+  const settle = deps.memory.settleNewAgent;
+  if (!settle) return undefined;
+  const draftStatus = projectAgentStatus({ ...skeleton, status: { role: '' } } as Agent, host, {
+    now,
+    serviceBaseUrl: ctx.urls.serviceBaseUrl,
+    auth: deps.auth,
+    specSyncError: undefined,
+  });
+  return settle({ ...skeleton, status: draftStatus } as Agent, { checked_in_at: now.toISOString() }, now);
 }

@@ -1,0 +1,133 @@
+// Issue 16: a new host costs two writes of its own — the Agent create (with everything known) and
+// one status write — plus its registration Event and its cluster's status, counted on the operator's own client against the real API server, from the
+// register call until the operator has settled: the caches have seen the last write of every
+// object involved, no key waits or is being worked on, and every Event is written.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent, AgentClusterInstall, InfraEnv } from '../../../src/api/index.ts';
+import { operatorEventsFor } from '../../../src/records/events.ts';
+import { AGENT, AGENT_CLUSTER_INSTALL, INFRA_ENV } from '../../../src/records/resources.ts';
+import { isConflict, type KubeClient } from '../../../src/runtime/index.ts';
+import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
+import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
+import {
+  clusterDeploymentObject,
+  createCluster,
+  createImageSet,
+  createPullSecret,
+  eventuallyAci,
+  snoAciObject,
+} from '../cluster/harness.ts';
+import { adminClient, call, waitForAgent } from './helpers.ts';
+
+const WRITE_VERBS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const client = adminClient();
+let op: TestOperator;
+let ns: string;
+
+/**
+ * Records every write the operator's client makes, as "VERB path". A write the API server refused
+ * with 409 (a reconcile that ran on a cache one event behind its own last write) changed nothing
+ * and is listed apart.
+ */
+function recordWrites(kube: KubeClient): { writes: string[]; conflicts: string[] } {
+  const out = { writes: [] as string[], conflicts: [] as string[] };
+  const target = kube as unknown as { send: (m: string, p: string, o: unknown) => Promise<unknown> };
+  const send = target.send.bind(kube);
+  target.send = async (method, path, opts) => {
+    if (!WRITE_VERBS.has(method)) return send(method, path, opts);
+    const what = `${method} ${path.split('?')[0]}`;
+    try {
+      const res = await send(method, path, opts);
+      out.writes.push(what);
+      return res;
+    } catch (err) {
+      (isConflict(err) ? out.conflicts : out.writes).push(what);
+      throw err;
+    }
+  };
+  return out;
+}
+
+async function gaugeSum(gauge: { get(): Promise<{ values: { value: number }[] }> }): Promise<number> {
+  return (await gauge.get()).values.reduce((a, v) => a + v.value, 0);
+}
+
+/** True once the operator has nothing left to do about `aci` (and the Agent `agentName`). */
+async function settled(aciName: string, agentName?: string): Promise<boolean> {
+  const liveAci = await client.get<AgentClusterInstall>(AGENT_CLUSTER_INSTALL, aciName, ns);
+  if (
+    op.ctx.informers.agentClusterInstalls.get(ns, aciName)?.metadata.resourceVersion !==
+    liveAci.metadata.resourceVersion
+  )
+    return false;
+  if (agentName) {
+    const live = await client.get<Agent>(AGENT, agentName, ns);
+    if (
+      op.ctx.informers.agents.get(ns, agentName)?.metadata.resourceVersion !== live.metadata.resourceVersion
+    )
+      return false;
+  }
+  const m = op.ctx.mgr.metrics;
+  if ((await gaugeSum(m.queueDepth)) > 0 || (await gaugeSum(m.activeWorkers)) > 0) return false;
+  await operatorEventsFor(op.ctx).flush();
+  return true;
+}
+
+beforeAll(async () => {
+  ns = await newNamespace('regw');
+  op = await startTestOperator({ namespace: ns });
+});
+
+afterAll(async () => {
+  await op?.stop();
+  await client.close();
+});
+
+describe('API writes of one registration', () => {
+  it('registers a new host of an SNO cluster with two Agent writes: the create and its status', async () => {
+    await createPullSecret(client, ns);
+    const name = uniqueName('sno');
+    await createCluster(
+      client,
+      clusterDeploymentObject(ns, name),
+      snoAciObject(ns, name, await createImageSet(client)),
+    );
+    const ie = await client.create<InfraEnv>(INFRA_ENV, {
+      apiVersion: 'agent-install.openshift.io/v1beta1',
+      kind: 'InfraEnv',
+      metadata: { name, namespace: ns },
+      spec: { clusterRef: { name, namespace: ns }, pullSecretRef: { name: 'pull-secret' } },
+    } as InfraEnv);
+    await eventuallyAci(client, ns, name, (a) => !!a.status?.backend?.clusterID, 'cluster registered');
+    await eventually(async () => op.ctx.infraEnvById(ie.metadata.uid ?? ''), { what: 'InfraEnv in cache' });
+    await eventually(async () => (await settled(name)) || undefined, { what: 'operator settled' });
+
+    const recorded = recordWrites(op.ctx.client);
+    const hostId = randomUUID();
+    const reply = await call(op.baseUrl, 'POST', `/v2/infra-envs/${ie.metadata.uid}/hosts`, {
+      token: op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' }),
+      body: { host_id: hostId, discovery_agent_version: op.ctx.settings.agentImage },
+    });
+    expect(reply.status, reply.text).toBe(201);
+    await waitForAgent(client, ns, hostId, (a) => !!a.status?.validationsInfo, 'Agent validated');
+    await eventually(async () => (await settled(name, hostId)) || undefined, {
+      what: 'operator settled after the registration',
+      timeoutMs: 30_000,
+    });
+
+    const { writes, conflicts } = recorded;
+    const list = `${writes.join('\n')}\nrefused with 409:\n${conflicts.join('\n')}`;
+    const agentWrites = writes.filter((w) => w.includes('/agents'));
+    expect(agentWrites, list).toEqual([
+      `POST /apis/agent-install.openshift.io/v1beta1/namespaces/${ns}/agents`,
+      `PUT /apis/agent-install.openshift.io/v1beta1/namespaces/${ns}/agents/${hostId}/status`,
+    ]);
+    // The registration's Event (host_registration_succeeded, in the events URL): written off the
+    // request path by the Event writer, one Event for what one registration records.
+    expect(writes.filter((w) => w.includes('/events')).length, list).toBeLessThanOrEqual(1);
+    // The cluster's own status now counts the host (controlPlaneAgentsDiscovered): one write.
+    expect(writes.filter((w) => w.includes('/agentclusterinstalls')).length, list).toBeLessThanOrEqual(1);
+    expect(writes.length, list).toBeLessThanOrEqual(4);
+  });
+});
