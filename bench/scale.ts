@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { Agent as HttpAgent, request } from 'undici';
 import type { InfraEnv } from '../src/api/index.ts';
 import { ControlPlane } from '../src/dev/controlplane.ts';
@@ -53,6 +54,34 @@ function line(name: string, value: string): void {
 function pct(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/**
+ * The event-loop delay an idle worker thread of this process sees. The operator's loop shares the
+ * process with it: delay seen by both is the process not being scheduled (a loaded box, or a
+ * stop-the-world GC), delay seen only on the main loop is the operator's own work.
+ */
+function idleThreadDelay(): { stop(): Promise<{ p99: number; max: number }> } {
+  const worker = new Worker(
+    `const { parentPort } = require('node:worker_threads');
+     const h = require('node:perf_hooks').monitorEventLoopDelay({ resolution: 10 });
+     h.enable();
+     parentPort.on('message', () => {
+       h.disable();
+       parentPort.postMessage({ p99: h.percentile(99) / 1e6, max: h.max / 1e6 });
+     });`,
+    { eval: true },
+  );
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        worker.once('message', (m: { p99: number; max: number }) => {
+          void worker.terminate();
+          resolve(m);
+        });
+        worker.postMessage('stop');
+      }),
+  };
 }
 
 /** Runs `work(i)` for i in [0, n) with at most `limit` in flight. */
@@ -296,6 +325,7 @@ async function main(): Promise<void> {
     const latencies: number[] = [];
     const failures: Record<string, number> = {};
     loop.enable();
+    const idleThread = idleThreadDelay();
     const r0 = performance.now();
     await pool(HOSTS, CONCURRENCY, async (i) => {
       const s = performance.now();
@@ -309,6 +339,7 @@ async function main(): Promise<void> {
     const registerSeconds = (performance.now() - r0) / 1000;
     await quiet(counts);
     loop.disable();
+    const threadDelay = await idleThread.stop();
     const cpu1 = process.cpuUsage(cpu0);
     const regCounts = diff(counts, before);
     const regWrites = writesOf(new Map(Object.entries(regCounts)));
@@ -354,6 +385,7 @@ async function main(): Promise<void> {
         ceilingBoundPerSec: ceilingPerSec / writesPerReg,
         cpuSeconds: (cpu1.user + cpu1.system) / 1e6,
         eventLoopDelayMs: { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
+        idleThreadDelayMs: threadDelay,
       },
       inventory: {
         seconds: inventorySeconds,
@@ -385,6 +417,10 @@ async function main(): Promise<void> {
     line(
       'event-loop delay p99 / max (registration)',
       `${r.eventLoopDelayMs.p99.toFixed(1)} / ${r.eventLoopDelayMs.max.toFixed(1)} ms`,
+    );
+    line(
+      'idle worker thread delay p99 / max (same)',
+      `${r.idleThreadDelayMs.p99.toFixed(1)} / ${r.idleThreadDelayMs.max.toFixed(1)} ms (process not scheduled)`,
     );
     line(
       'inventory wave',

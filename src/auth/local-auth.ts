@@ -38,6 +38,9 @@ export interface LocalAuthOptions {
   now?: () => Date;
 }
 
+/** URL tokens whose signature check is remembered (two per host; cleared whole when full). */
+const VERIFIED_URL_TOKENS_MAX = 50_000;
+
 export const UNAUTHENTICATED = 'unauthenticated for invalid credentials';
 export const OBJECT_NOT_FOUND = 'Object Not Found';
 
@@ -73,6 +76,7 @@ function subjectName(subject: TokenSubject): string {
 
 export class LocalAuth implements Authenticator {
   private readonly keys: SigningKeys;
+  private readonly verifiedUrlTokens = new Map<string, { subject: TokenSubject; expiresAt?: Date }>();
   private readonly resolver: AccessResolver;
   private readonly events: EventSink;
   private readonly ttlSeconds: number;
@@ -147,8 +151,8 @@ export class LocalAuth implements Authenticator {
 
   /** Expiry of a path-embedded download token (see urlExpiry). */
   tokenExpiry(token: string, now: Date = this.clock()): Date | undefined {
-    const checked = checkToken(token, this.keys.publicKey, now);
-    if (!checked.ok) return undefined;
+    const checked = this.checkedUrlToken(token, now);
+    if (!checked) return undefined;
     // A revoked token has no useful expiry: the URL needs re-issuing now.
     let current: string | undefined;
     try {
@@ -157,6 +161,24 @@ export class LocalAuth implements Authenticator {
       return checked.expiresAt;
     }
     return checked.subject.generation === current ? checked.expiresAt : undefined;
+  }
+
+  /**
+   * A URL token's verified subject and expiry. Signature checks are memoised by token: every
+   * status projection asks about the URLs it stored (issue 16: verifying them again was the host
+   * API's largest CPU cost during a registration wave). Expiry is still compared with `now`.
+   */
+  private checkedUrlToken(token: string, now: Date): { subject: TokenSubject; expiresAt?: Date } | undefined {
+    let checked = this.verifiedUrlTokens.get(token);
+    if (!checked) {
+      const result = checkToken(token, this.keys.publicKey, now);
+      if (!result.ok) return undefined;
+      checked = { subject: result.subject, ...(result.expiresAt ? { expiresAt: result.expiresAt } : {}) };
+      if (this.verifiedUrlTokens.size >= VERIFIED_URL_TOKENS_MAX) this.verifiedUrlTokens.clear();
+      this.verifiedUrlTokens.set(token, checked);
+    }
+    if (checked.expiresAt && checked.expiresAt.getTime() <= now.getTime()) return undefined;
+    return checked;
   }
 
   /** Whether a URL expiring at `expiresAt` should be re-issued now (or never had a known expiry). */

@@ -227,6 +227,23 @@ export function agentToHost(agent: Agent, facts: HostRuntimeFacts = {}): AgentHo
   });
 }
 
+const hostsOfAgents = new WeakMap<Agent, AgentHost>();
+
+/**
+ * agentToHost for an Agent of the informer cache, memoised per object (a cached Agent is never
+ * changed in place: each update is a new object). Building every host of a cluster on each
+ * reconcile of one of them made a registration wave quadratic in the cluster's size (issue 16).
+ * Facts change in place, so they are laid over the memoised record on every call.
+ */
+export function cachedAgentToHost(agent: Agent, facts: HostRuntimeFacts = {}): AgentHost {
+  let host = hostsOfAgents.get(agent);
+  if (!host) {
+    host = agentToHost(agent);
+    hostsOfAgents.set(agent, host);
+  }
+  return { ...host, ...defined(facts) };
+}
+
 /**
  * Why the Agent spec cannot be applied to the host (an input error), or undefined. Covers what
  * this layer can check without the backend: installer args JSON, the ignition override and the
