@@ -44,7 +44,11 @@ export async function startHostServer(ctx: OperatorContext): Promise<HostServer>
     backend,
     auth,
     logger: ctx.logger.child({ component: 'api' }),
-    probes: { ready: () => ctx.mgr.isReady() },
+    // Only the Lease holder serves (docs/design/records.md, "Replicas"): check-ins and step replies
+    // live in the memory of the process that runs the controllers. A standby is not ready, so the
+    // Service routes to the leader, and answers 503 to a host that reaches it anyway.
+    probes: { ready: () => ctx.mgr.isReady() && ctx.mgr.isLeader },
+    serving: () => ctx.mgr.isLeader,
   });
   mountImageRoutes(ctx, server, auth);
   const address = await server.listen(ctx.settings.apiPort, ctx.settings.apiBindHost);

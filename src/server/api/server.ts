@@ -34,6 +34,11 @@ export interface ApiServerOptions {
   limits?: Partial<ApiLimits>;
   /** Also serve GET /health (process up) and GET /ready (200 when ready() holds, else 503). */
   probes?: { ready(): boolean };
+  /**
+   * While false, every request but the probes is answered 503 with Retry-After (hosts retry): a
+   * standby replica must not take check-ins or step replies it would keep in its own memory.
+   */
+  serving?: () => boolean;
   timeouts?: {
     /** Whole request, uploads included (default 10 min). */
     requestTimeoutMs?: number;
@@ -67,6 +72,8 @@ export const ALL_API_ROUTES = [
   ...EVENT_ROUTES,
   ...INFRA_ENV_ROUTES,
 ];
+
+const PROBE_PATHS = new Set(['/health', '/ready']);
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const logger = options.logger;
@@ -126,6 +133,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (match.kind === 'method-not-allowed') {
       sendMiddlewareError(res, 405, `method ${method} is not allowed, but [${match.allowed.join(',')}] are`, {
         allow: match.allowed.join(', '),
+      });
+      return;
+    }
+    if (options.serving && !options.serving() && !PROBE_PATHS.has(url.pathname)) {
+      sendMiddlewareError(res, 503, 'this replica does not serve the API now (not the leader), retry', {
+        'retry-after': '1',
       });
       return;
     }
