@@ -44,6 +44,22 @@ function normalize(value: unknown): unknown {
   return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 }
 
+const normalizedStored = new WeakMap<object, unknown>();
+
+/**
+ * normalize() of a stored status, memoised per object: statuses of cached objects are never
+ * changed in place, and the same one is compared on every reconcile of its object.
+ */
+function normalizeStored(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return normalize(value);
+  let n = normalizedStored.get(value);
+  if (n === undefined) {
+    n = normalize(value);
+    normalizedStored.set(value, n);
+  }
+  return n;
+}
+
 /**
  * Writes `compute(current)` as the object's status unless it equals the current status. `compute`
  * must be a pure function of the object it is given (it is called again on a fresh read after a
@@ -61,7 +77,8 @@ export async function updateStatus<T extends KubeObject & { status?: unknown }>(
   let current = obj;
   for (let attempt = 1; ; attempt++) {
     const desired = normalize(compute(current)) as T['status'];
-    if (isDeepStrictEqual(normalize(current.status), desired)) return { written: false, object: current };
+    if (isDeepStrictEqual(normalizeStored(current.status), desired))
+      return { written: false, object: current };
     const body = { ...current, status: desired };
     const bytes = Buffer.byteLength(JSON.stringify(body));
     const maxBytes = opts.maxBytes ?? MAX_OBJECT_WRITE_BYTES;
