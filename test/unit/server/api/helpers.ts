@@ -255,6 +255,8 @@ export async function startTestServer(
     limits?: Partial<ApiLimits>;
     now?: () => Date;
     maxConnections?: number;
+    /** The replica's serving state (default: always serving). */
+    serving?: () => boolean;
   } = {},
 ): Promise<TestServer> {
   const resolver = new TestResolver();
@@ -272,7 +274,8 @@ export async function startTestServer(
     logger: silent,
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}),
-    probes: { ready: () => true },
+    probes: { ready: () => options.serving?.() ?? true },
+    ...(options.serving ? { serving: options.serving } : {}),
   });
   const address = await server.listen(0, '127.0.0.1');
   return {

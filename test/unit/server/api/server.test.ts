@@ -83,6 +83,29 @@ describe('API server', () => {
     });
   });
 
+  it('answers 503 with Retry-After to every API request while the replica does not serve', async () => {
+    let serving = false;
+    const standby = await startTestServer({ serving: () => serving });
+    try {
+      const refused = await call(standby, 'POST', `${API}/infra-envs/${IE_A}/hosts`, {
+        body: { host_id: '00000000-0000-4000-8000-000000000001' },
+      });
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(standby.calls).toEqual([]);
+      expect((await call(standby, 'GET', '/health', { token: null })).status).toBe(200);
+      expect((await call(standby, 'GET', '/ready', { token: null })).status).toBe(503);
+      serving = true;
+      expect((await call(standby, 'GET', '/ready', { token: null })).status).toBe(200);
+      const served = await call(standby, 'POST', `${API}/infra-envs/${IE_A}/hosts`, {
+        body: { host_id: '00000000-0000-4000-8000-000000000001' },
+      });
+      expect(served.status).toBe(201);
+    } finally {
+      await standby.close();
+    }
+  });
+
   it('refuses to listen twice and closes idempotently', async () => {
     await expect(t.server.listen(0, '127.0.0.1')).rejects.toThrow(/already listening/);
     expect(t.server.address?.port).toBeGreaterThan(0);
