@@ -4,6 +4,7 @@ import {
   type AgentHost,
   agentSpecError,
   agentToHost,
+  cachedAgentToHost,
   effectiveAgentRole,
   hostToAgentStatus,
 } from '../../../src/records/index.ts';
@@ -465,5 +466,19 @@ describe('Agent status idempotence (property)', () => {
       expect(again, `case ${i}`).toStrictEqual(first);
       expect(agentToHost(a1).inventory).toStrictEqual(h.inventory);
     }
+  });
+});
+
+describe('cachedAgentToHost', () => {
+  it('gives what agentToHost gives, with the facts of the call laid over the remembered record', () => {
+    const a = viaJson({ ...agent(), status: hostToAgentStatus(fullHost(), agent(), { now: NOW }) }) as Agent;
+    const first = cachedAgentToHost(a, { checked_in_at: NOW.toISOString() });
+    expect(first).toEqual(agentToHost(a, { checked_in_at: NOW.toISOString() }));
+    const later = cachedAgentToHost(a, { checked_in_at: LATER.toISOString() });
+    expect(later).toEqual(agentToHost(a, { checked_in_at: LATER.toISOString() }));
+    expect(cachedAgentToHost(a)).toEqual(agentToHost(a));
+    // A new object (the cache's next version of the Agent) is converted afresh.
+    const renamed = { ...a, spec: { ...a.spec, hostname: 'other' } } as Agent;
+    expect(cachedAgentToHost(renamed)).toEqual(agentToHost(renamed));
   });
 });
