@@ -20,13 +20,19 @@ import { listenBaseUrl, type OperatorSettings } from './config.ts';
 import { HostFactsStore } from './facts.ts';
 import {
   ACI_BY_CLUSTER_INDEX,
+  AGENT_BY_BOUND_CLUSTER_INDEX,
   AGENT_BY_CLUSTER_INDEX,
   AGENT_BY_INFRAENV_INDEX,
   AGENT_BY_MAC_INDEX,
+  AGENT_BY_NAME_INDEX,
+  AGENT_BY_TOKEN_SECRET_INDEX,
   aciByCluster,
+  agentByBoundCluster,
   agentByCluster,
   agentByInfraEnv,
   agentByMac,
+  agentByName,
+  agentByTokenSecret,
   INFRAENV_BY_CLUSTER_INDEX,
   indexByUid,
   infraEnvByCluster,
@@ -139,6 +145,10 @@ export class OperatorContext {
     agents.store.addIndex(AGENT_BY_CLUSTER_INDEX, agentByCluster);
     agents.store.addIndex(AGENT_BY_INFRAENV_INDEX, agentByInfraEnv);
     agents.store.addIndex(AGENT_BY_MAC_INDEX, agentByMac);
+    // Lookups that scanned every Agent, once per event or request (quadratic in a fleet's wave).
+    agents.store.addIndex(AGENT_BY_NAME_INDEX, agentByName);
+    agents.store.addIndex(AGENT_BY_BOUND_CLUSTER_INDEX, agentByBoundCluster);
+    agents.store.addIndex(AGENT_BY_TOKEN_SECRET_INDEX, agentByTokenSecret);
     infraEnvs.store.addIndex(UID_INDEX, indexByUid);
     infraEnvs.store.addIndex(INFRAENV_BY_CLUSTER_INDEX, infraEnvByCluster);
     agentClusterInstalls.store.addIndex(ACI_BY_CLUSTER_INDEX, aciByCluster);

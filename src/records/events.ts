@@ -13,6 +13,7 @@ import { formatTime, type KubeObject, keyOf, TokenBucket } from '../runtime/inde
 import { capForLog } from '../util/log-text.ts';
 import { perObject } from '../util/per-object.ts';
 import type { OperatorContext } from './context.ts';
+import { AGENT_BY_NAME_INDEX } from './indexes.ts';
 import { EVENT } from './resources.ts';
 import { aciFor } from './views.ts';
 
@@ -344,7 +345,7 @@ function findAgent(
     if (a) return a;
   }
   // Host ids are UUIDs, unique across namespaces; a scan is rare (events without other ids).
-  return ctx.informers.agents.store.list().find((a) => a.metadata.name === hostId);
+  return ctx.informers.agents.store.byIndex(AGENT_BY_NAME_INDEX, hostId)[0];
 }
 
 const perContext = perObject((ctx: OperatorContext) => new OperatorEvents(ctx));

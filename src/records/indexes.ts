@@ -17,6 +17,25 @@ export const INFRAENV_BY_CLUSTER_INDEX = 'infraenv-by-cluster';
 /** AgentClusterInstalls by the ClusterDeployment (`ns/name`) they reference. */
 export const ACI_BY_CLUSTER_INDEX = 'aci-by-cluster';
 
+/** Agents by name (the host id), across namespaces: a host id names one host everywhere. */
+export const AGENT_BY_NAME_INDEX = 'agent-by-name';
+/** Agents by the uid of the cluster they are bound to (status), which may differ from the spec's. */
+export const AGENT_BY_BOUND_CLUSTER_INDEX = 'agent-by-bound-cluster';
+/** Agents by the Secret (`ns/name`) their spec.ignitionEndpointTokenReference names. */
+export const AGENT_BY_TOKEN_SECRET_INDEX = 'agent-by-token-secret';
+
+export const agentByName: IndexFunc<Agent> = (a) => (a.metadata.name ? [a.metadata.name] : []);
+
+export const agentByBoundCluster: IndexFunc<Agent> = (a) => {
+  const uid = a.status?.backend?.clusterID;
+  return uid ? [uid] : [];
+};
+
+export const agentByTokenSecret: IndexFunc<Agent> = (a) => {
+  const ref = a.spec?.ignitionEndpointTokenReference;
+  return ref?.name && ref.namespace ? [keyOf(ref.namespace, ref.name)] : [];
+};
+
 export const indexByUid: IndexFunc<KubeObject> = (o) => (o.metadata.uid ? [o.metadata.uid] : []);
 
 export const agentByCluster: IndexFunc<Agent> = (a) => {

@@ -10,6 +10,7 @@ import type { OperatorContext } from '../../records/context.ts';
 import { operatorEventsFor } from '../../records/events.ts';
 import { localAuthFor } from '../../records/hosts/auth.ts';
 import { hostMemory } from '../../records/hosts/memory.ts';
+import { AGENT_BY_BOUND_CLUSTER_INDEX, AGENT_BY_TOKEN_SECRET_INDEX } from '../../records/indexes.ts';
 import {
   AGENT,
   AGENT_CLUSTER_INSTALL,
@@ -40,9 +41,8 @@ function agentsOfClusterDeployment(ctx: OperatorContext, cd: ClusterDeployment):
   // Agents still bound to it after their spec moved on (unbinding).
   const uid = cd.metadata.uid;
   if (uid) {
-    for (const a of ctx.informers.agents.store.list()) {
-      if (a.status?.backend?.clusterID === uid) keys.add(objectKey(a));
-    }
+    for (const a of ctx.informers.agents.store.byIndex(AGENT_BY_BOUND_CLUSTER_INDEX, uid))
+      keys.add(objectKey(a));
   }
   return [...keys];
 }
@@ -62,15 +62,7 @@ export function register(ctx: OperatorContext): void {
       return cd ? agentsOfClusterDeployment(ctx, cd) : [];
     })
     .watches<KubeObject>(SECRET, (secret) =>
-      agentKeys(
-        ctx.informers.agents.store
-          .list()
-          .filter(
-            (a) =>
-              a.spec?.ignitionEndpointTokenReference?.name === secret.metadata.name &&
-              a.spec?.ignitionEndpointTokenReference?.namespace === secret.metadata.namespace,
-          ),
-      ),
+      agentKeys(ctx.informers.agents.store.byIndex(AGENT_BY_TOKEN_SECRET_INDEX, objectKey(secret))),
     )
     .complete((req, rctx) => reconcileAgent(ctx, deps, req, rctx));
   ctx.bus.register('agent', (key) => controller.enqueue(key));

@@ -7,6 +7,7 @@ import { INFRAENV_TOKEN_GENERATION_ANNOTATION } from '../../api/index.ts';
 import type { AccessResolver, AccessTarget, TokenSubject } from '../../auth/index.ts';
 import { keyOf } from '../../runtime/index.ts';
 import type { OperatorContext } from '../context.ts';
+import { AGENT_BY_NAME_INDEX } from '../indexes.ts';
 import { crossNamespaceRefusal } from '../references.ts';
 
 const same = (a: string | undefined, b: string | undefined) =>
@@ -54,7 +55,7 @@ export class CacheAccessResolver implements AccessResolver {
       const a = this.ctx.informers.agents.get(ns, id);
       if (a) return a;
     }
-    return this.ctx.informers.agents.store.list().find((a) => a.metadata.name === id);
+    return this.ctx.informers.agents.store.byIndex(AGENT_BY_NAME_INDEX, id)[0];
   }
 
   /**
