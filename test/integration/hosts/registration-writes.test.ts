@@ -129,5 +129,5 @@ describe('API writes of one registration', () => {
     // The cluster's own status now counts the host (controlPlaneAgentsDiscovered): one write.
     expect(writes.filter((w) => w.includes('/agentclusterinstalls')).length, list).toBeLessThanOrEqual(1);
     expect(writes.length, list).toBeLessThanOrEqual(4);
-  });
+  }, 120_000);
 });

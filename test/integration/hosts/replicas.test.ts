@@ -169,5 +169,5 @@ describe('two replicas', () => {
     );
     expect(agents).toHaveLength(HOSTS);
     expect(fleet.stats.gaveUp).toBe(0);
-  });
+  }, 300_000);
 });
