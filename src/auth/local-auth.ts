@@ -12,7 +12,14 @@ import {
   withApiKey,
 } from './download-urls.ts';
 import { type KeyStore, loadOrCreateKeys, type SigningKeys } from './keys.ts';
-import { checkToken, signAgentToken, signUrlToken, tokenGenerationClaim } from './tokens.ts';
+import {
+  checkToken,
+  peekClaims,
+  signAgentToken,
+  signUrlToken,
+  type TokenCheck,
+  tokenGenerationClaim,
+} from './tokens.ts';
 import type {
   AccessResolver,
   AccessTarget,
@@ -38,8 +45,8 @@ export interface LocalAuthOptions {
   now?: () => Date;
 }
 
-/** URL tokens whose signature check is remembered (two per host; cleared whole when full). */
-const VERIFIED_URL_TOKENS_MAX = 50_000;
+/** Good tokens whose signature check is remembered (about three per host; cleared whole when full). */
+const VERIFIED_TOKENS_MAX = 50_000;
 
 export const UNAUTHENTICATED = 'unauthenticated for invalid credentials';
 export const OBJECT_NOT_FOUND = 'Object Not Found';
@@ -76,7 +83,7 @@ function subjectName(subject: TokenSubject): string {
 
 export class LocalAuth implements Authenticator {
   private readonly keys: SigningKeys;
-  private readonly verifiedUrlTokens = new Map<string, { subject: TokenSubject; expiresAt?: Date }>();
+  private readonly verifiedTokens = new Map<string, { result: TokenCheck; expMs?: number }>();
   private readonly resolver: AccessResolver;
   private readonly events: EventSink;
   private readonly ttlSeconds: number;
@@ -164,21 +171,30 @@ export class LocalAuth implements Authenticator {
   }
 
   /**
-   * A URL token's verified subject and expiry. Signature checks are memoised by token: every
-   * status projection asks about the URLs it stored (issue 16: verifying them again was the host
-   * API's largest CPU cost during a registration wave). Expiry is still compared with `now`.
+   * A URL token's verified subject and expiry (undefined: not one of ours, or expired).
    */
   private checkedUrlToken(token: string, now: Date): { subject: TokenSubject; expiresAt?: Date } | undefined {
-    let checked = this.verifiedUrlTokens.get(token);
-    if (!checked) {
-      const result = checkToken(token, this.keys.publicKey, now);
-      if (!result.ok) return undefined;
-      checked = { subject: result.subject, ...(result.expiresAt ? { expiresAt: result.expiresAt } : {}) };
-      if (this.verifiedUrlTokens.size >= VERIFIED_URL_TOKENS_MAX) this.verifiedUrlTokens.clear();
-      this.verifiedUrlTokens.set(token, checked);
+    const checked = this.check(token, now);
+    return checked.ok ? checked : undefined;
+  }
+
+  /**
+   * checkToken with the signature checks of good tokens memoised by token: every poll of every
+   * host and every status projection of a stored URL checked an ECDSA signature again (issue 16:
+   * the largest CPU cost of a registration wave). Expiry is still compared with `now`, and an
+   * expired or bad token is checked afresh, so the answer and its reason are checkToken's.
+   */
+  private check(token: string, now: Date): TokenCheck {
+    const known = this.verifiedTokens.get(token);
+    if (known && (known.expMs === undefined || known.expMs > now.getTime())) return known.result;
+    const result = checkToken(token, this.keys.publicKey, now);
+    if (result.ok) {
+      if (this.verifiedTokens.size >= VERIFIED_TOKENS_MAX) this.verifiedTokens.clear();
+      // The JWT's own exp (any token kind), which checkToken compared with `now`.
+      const exp = peekClaims(token)?.exp;
+      this.verifiedTokens.set(token, { result, ...(typeof exp === 'number' ? { expMs: exp * 1000 } : {}) });
     }
-    if (checked.expiresAt && checked.expiresAt.getTime() <= now.getTime()) return undefined;
-    return checked;
+    return result;
   }
 
   /** Whether a URL expiring at `expiresAt` should be re-issued now (or never had a known expiry). */
@@ -260,7 +276,7 @@ export class LocalAuth implements Authenticator {
     urlKinds: readonly UrlKind[],
     request: AuthRequest,
   ): Promise<AuthResult> {
-    const checked = checkToken(token, this.keys.publicKey, this.clock());
+    const checked = this.check(token, this.clock());
     if (!checked.ok) return this.deny(request, { status: 401, reason: checked.reason, scheme });
     const { subject, urlKind } = checked;
     if (scheme === 'agent' && urlKind !== undefined) {
