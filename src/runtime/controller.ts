@@ -133,6 +133,10 @@ export class Controller {
       } finally {
         this.queue.done(key);
       }
+      // A reconcile that reads only caches completes in microtasks, and so does taking the next
+      // key of a full queue: without a turn of the event loop here, a backlog would be worked
+      // through in one stall of every request and timer (issue 16: up to 1.5 s in a wave).
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
