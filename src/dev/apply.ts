@@ -63,11 +63,15 @@ export async function readManifests(file: string): Promise<KubeObject[]> {
   return parseManifests(await readFile(file, 'utf8'));
 }
 
-/** Applies each object in order; with `defaultNamespace`, namespaced objects are put there. */
+/**
+ * Applies each object in order; with `defaultNamespace`, namespaced objects are put there. Objects
+ * `dryRun` picks are validated and admitted by the API server but not stored.
+ */
 export async function applyObjects(
   kc: KubeConfig,
   objects: KubeObject[],
   defaultNamespace?: string,
+  opts: { dryRun?: (obj: KubeObject, namespaced: boolean) => boolean } = {},
 ): Promise<KubeObject[]> {
   const client = new KubeClient({ kubeConfig: kc, qps: 0 });
   try {
@@ -82,6 +86,7 @@ export async function applyObjects(
         await client.patch(res, body.metadata.name ?? '', ns, 'apply', body, {
           fieldManager: FIELD_MANAGER,
           force: true,
+          dryRun: opts.dryRun?.(obj, res.namespaced) ?? false,
         }),
       );
     }

@@ -32,11 +32,32 @@ describe('config/samples', () => {
       await Promise.all(files.map(async (f) => parseManifests(await readFile(f, 'utf8'))))
     ).flat();
     const namespaced = objects.filter((o) => o.kind !== 'Namespace');
-    const applied = await applyObjects(kc, namespaced, ns);
+    const shared = new KubeClient({ kubeConfig: kc, qps: 0 });
+    const clusterScoped = namespaced.filter((o) => !resourceOf(o).namespaced);
+    expect(clusterScoped.map((o) => o.kind)).toContain('AgentServiceConfig');
+    const versionsBefore = await Promise.all(
+      clusterScoped.map(
+        async (o) =>
+          (await shared.getIfExists(resourceOf(o), o.metadata?.name ?? ''))?.metadata.resourceVersion,
+      ),
+    );
+    // Cluster-scoped samples (the AgentServiceConfig singleton, ClusterImageSets) are checked by the
+    // API server with a dry run: storing them would replace the OS images other test files put in
+    // the shared AgentServiceConfig while they run.
+    const applied = await applyObjects(kc, namespaced, ns, { dryRun: (_, isNamespaced) => !isNamespaced });
     expect(applied).toHaveLength(namespaced.length);
     for (const [i, obj] of applied.entries()) {
       expect(obj.metadata?.uid, `${namespaced[i]?.kind}/${namespaced[i]?.metadata?.name}`).toBeTruthy();
     }
+    // Other test files share the cluster-scoped objects: the samples leave them as they were.
+    const versionsAfter = await Promise.all(
+      clusterScoped.map(
+        async (o) =>
+          (await shared.getIfExists(resourceOf(o), o.metadata?.name ?? ''))?.metadata.resourceVersion,
+      ),
+    );
+    await shared.close();
+    expect(versionsAfter).toEqual(versionsBefore);
   });
 
   it('rejects every invalid object with the expected message', async () => {
