@@ -19,6 +19,7 @@ import { KubeClient, type KubeObject } from '../../../src/runtime/index.ts';
 import { adminKubeConfig, eventually, newNamespace, uniqueName } from '../../harness/env.ts';
 import { buildTestIso } from '../../harness/iso.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
+import { patchIfUnchanged } from '../../harness/unchanged.ts';
 import {
   clusterDeploymentObject,
   createCluster,
@@ -149,12 +150,27 @@ describe('service base URL discovery', () => {
     const ie = await settled(getInfraEnv);
     const aci = await settled(getAci);
 
-    // A label on the Ingress leaves the address as it is: no reconcile writes.
-    await client.patch(INGRESS, NAME, ns, 'merge', { metadata: { labels: { touched: 'yes' } } });
-    await new Promise((r) => setTimeout(r, 2_000));
+    // A label on the Ingress leaves the address as it is: no URL change is announced, so nothing
+    // is re-queued and nothing written. The barrier: the operator's Ingress cache holds the
+    // labelled object, and its handler runs as the cache takes it.
+    let announced = 0;
+    op!.ctx.onUrlsChange(() => {
+      announced++;
+    });
+    const labelled = await client.patch<KubeObject>(INGRESS, NAME, ns, 'merge', {
+      metadata: { labels: { touched: 'yes' } },
+    });
+    const ingressCache = op!.ctx.mgr.informer<KubeObject>(INGRESS).store;
+    await eventually(
+      async () =>
+        ingressCache.list().some((i) => i.metadata.resourceVersion === labelled.metadata.resourceVersion) ||
+        undefined,
+      { timeoutMs: 30_000, what: 'the labelled Ingress in the operator cache' },
+    );
+    expect(announced).toBe(0);
     expect(op!.ctx.urls.serviceBaseUrl).toBe('https://aio-b.example.com');
-    expect((await getInfraEnv()).metadata.resourceVersion).toBe(ie.metadata.resourceVersion);
-    expect((await getAci()).metadata.resourceVersion).toBe(aci.metadata.resourceVersion);
+    await patchIfUnchanged(client, INFRA_ENV, ie, { metadata: { labels: { checked: 'yes' } } });
+    await patchIfUnchanged(client, AGENT_CLUSTER_INSTALL, aci, { metadata: { labels: { checked: 'yes' } } });
   });
 
   it("falls back to the LoadBalancer Service's address, then to the listen address", async () => {
@@ -169,7 +185,7 @@ describe('service base URL discovery', () => {
       },
     } as KubeObject);
     // No cloud controller here: publish the load balancer's address ourselves.
-    await client.patch(
+    const published = await client.patch<KubeObject>(
       SERVICE,
       NAME,
       ns,
@@ -177,8 +193,14 @@ describe('service base URL discovery', () => {
       { status: { loadBalancer: { ingress: [{ ip: '192.0.2.10' }] } } },
       { subresource: 'status' },
     );
-    // The Ingress still wins.
-    await new Promise((r) => setTimeout(r, 500));
+    // The Ingress still wins, once the operator has seen the load balancer's address.
+    const serviceCache = op!.ctx.mgr.informer<KubeObject>(SERVICE).store;
+    await eventually(
+      async () =>
+        serviceCache.list().some((x) => x.metadata.resourceVersion === published.metadata.resourceVersion) ||
+        undefined,
+      { timeoutMs: 30_000, what: 'the load balancer Service in the operator cache' },
+    );
     expect(op!.ctx.urls.serviceBaseUrl).toBe('https://aio-b.example.com');
 
     await client.delete(INGRESS, NAME, ns);
