@@ -37,7 +37,19 @@ const gone = (stream: Writable): boolean => stream.destroyed === true || stream.
  * (the reader left), so the writer stops instead of waiting for a drain that never comes.
  */
 async function wantsMore(stream: Writable): Promise<boolean> {
-  if (!gone(stream)) await Promise.race([once(stream, 'drain'), once(stream, 'close')]);
+  if (gone(stream)) return false;
+  // The listener of the event that did not come is removed (abort), or every wait of a large file
+  // would leave one behind on the entry's stream.
+  const waiting = new AbortController();
+  const drained = once(stream, 'drain', { signal: waiting.signal });
+  const closed = once(stream, 'close', { signal: waiting.signal });
+  try {
+    await Promise.race([drained, closed]);
+  } finally {
+    waiting.abort();
+    drained.catch(() => undefined);
+    closed.catch(() => undefined);
+  }
   return !gone(stream);
 }
 

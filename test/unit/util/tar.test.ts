@@ -70,6 +70,23 @@ describe('tarStream', () => {
     expect(await holding()).toBe(0);
   });
 
+  it('waiting for the reader leaves no listener behind (a large file waits many times)', async () => {
+    const big = join(dir, 'big.log');
+    await writeFile(big, Buffer.alloc(8 << 20, 'x'));
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const out = await buffer(tarStream([{ name: 'big.log', path: big, size: 8 << 20 }]));
+      expect(out.length).toBe(tarStreamSize([{ name: 'big.log', size: 8 << 20 }]));
+      // Warnings are emitted on the next tick.
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('a member name of 150 bytes round-trips', async () => {
     const path = join(dir, 'f');
     await writeFile(path, 'abc');
