@@ -16,7 +16,9 @@ import {
   SECRET,
 } from '../../../src/records/resources.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
+import { reconcilesDone } from '../../harness/barriers.ts';
 import { uniqueName } from '../../harness/env.ts';
+import { patchIfUnchanged } from '../../harness/unchanged.ts';
 import {
   type ClusterTestOperator,
   clusterDeploymentObject,
@@ -26,7 +28,6 @@ import {
   createPullSecret,
   eventuallyAci,
   eventuallySpecSynced,
-  getAci,
   getCd,
   PULL_SECRET,
   RELEASE_IMAGE,
@@ -96,11 +97,13 @@ describe('a new cluster', () => {
     const liveCd = await getCd(op.client, ns, name);
     expect(liveCd.metadata.finalizers).toContain(CLUSTERDEPLOYMENT_FINALIZER);
 
-    // Idle: nothing changes, nothing is written.
-    const rv = aci.metadata.resourceVersion;
+    // Idle: another pass finds nothing to change and writes nothing. The barrier: that pass has
+    // run (no key queued or in flight after the enqueue); then the ACI must still be as seen.
     op.ctx.bus.enqueue('clusterdeployment', `${ns}/${name}`);
-    await new Promise((r) => setTimeout(r, 1500));
-    expect((await getAci(op.client, ns, name)).metadata.resourceVersion).toBe(rv);
+    await reconcilesDone(op.ctx.mgr, 'the enqueued ClusterDeployment');
+    await patchIfUnchanged(op.client, AGENT_CLUSTER_INSTALL, aci, {
+      metadata: { labels: { checked: 'yes' } },
+    });
   });
 });
 

@@ -1,0 +1,46 @@
+// Barriers for "nothing changed" checks: instead of sleeping a fixed time (which passes without
+// proving anything when the operator is slow), wait until the operator has demonstrably processed
+// the change in question, then check that it wrote nothing (see unchanged.ts).
+import type { Informer } from '../../src/runtime/informer.ts';
+import type { Manager } from '../../src/runtime/manager.ts';
+import { metricValue } from '../../src/runtime/metrics.ts';
+import type { KubeObject } from '../../src/runtime/types.ts';
+import { eventually } from './env.ts';
+
+/**
+ * Waits until `informer`'s cache holds `written` at its resourceVersion or a later one. Handlers run
+ * as the cache takes an event, so the keys it maps to are enqueued by then. (resourceVersions are
+ * etcd revisions on this API server; a later one means ours was delivered before it, in order.)
+ */
+export async function cached<T extends KubeObject>(
+  informer: Informer<T>,
+  written: KubeObject,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const { namespace, name, resourceVersion } = written.metadata;
+  const want = BigInt(resourceVersion ?? '0');
+  await eventually(
+    async () => {
+      const have = informer.get(namespace, name ?? '')?.metadata.resourceVersion;
+      return have !== undefined && BigInt(have) >= want;
+    },
+    { timeoutMs, what: `${name}@${resourceVersion} in the operator's cache` },
+  );
+}
+
+/**
+ * Waits for a moment when no controller of `mgr` has a key queued or a reconcile running. Every key
+ * enqueued before the call has then been reconciled by a pass that started after it was enqueued (a
+ * key enqueued during its own pass is queued again when that pass ends). Delayed requeues
+ * (requeueAfter, retries) are timers, not queued keys, and do not hold this up.
+ */
+export async function reconcilesDone(mgr: Manager, what: string, timeoutMs = 30_000): Promise<void> {
+  // Let workers woken by a just-made enqueue take their key first (they resume in microtasks).
+  await new Promise<void>((r) => setImmediate(r));
+  await eventually(
+    async () =>
+      (await metricValue(mgr.metrics.queueDepth)) === 0 &&
+      (await metricValue(mgr.metrics.activeWorkers)) === 0,
+    { timeoutMs, intervalMs: 50, what: `reconciles done (${what})` },
+  );
+}
