@@ -18,6 +18,7 @@ import { clusterFileExists, readClusterFile } from '../../../src/records/cluster
 import { AGENT, AGENT_CLUSTER_INSTALL, CLUSTER_DEPLOYMENT, SECRET } from '../../../src/records/resources.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
 import { selfSignedIngressCa } from '../../../src/sim/ingress-ca.ts';
+import { cached, reconcilesDone } from '../../harness/barriers.ts';
 import { eventually, uniqueName } from '../../harness/env.ts';
 import {
   type ClusterTestOperator,
@@ -105,11 +106,16 @@ describe('SNO install to completion', () => {
     expect(aci.status?.controlPlaneAgentsReady).toBe(1);
 
     // The Hive pause annotation holds as well.
-    await op.client.patch(CLUSTER_DEPLOYMENT, name, ns, 'merge', {
+    const paused = await op.client.patch<KubeObject>(CLUSTER_DEPLOYMENT, name, ns, 'merge', {
       metadata: { annotations: { [HIVE_RECONCILE_PAUSE_ANNOTATION]: 'true' } },
     });
-    await op.client.patch(AGENT_CLUSTER_INSTALL, name, ns, 'merge', { spec: { holdInstallation: false } });
-    await new Promise((r) => setTimeout(r, 1500));
+    const unheld = await op.client.patch<KubeObject>(AGENT_CLUSTER_INSTALL, name, ns, 'merge', {
+      spec: { holdInstallation: false },
+    });
+    // Barrier: the operator has seen both writes and reconciled what they enqueued.
+    await cached(op.ctx.informers.clusterDeployments, paused);
+    await cached(op.ctx.informers.agentClusterInstalls, unheld);
+    await reconcilesDone(op.ctx.mgr, 'the paused, unheld cluster');
     aci = await eventuallyAci(op.client, ns, name, (a) => a.spec.holdInstallation === false, 'unheld spec');
     expect(aci.status?.debugInfo?.state).toBe('ready');
     expect(condition(aci, 'Completed')?.reason).toBe('InstallationOnHold');
