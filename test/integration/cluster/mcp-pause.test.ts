@@ -4,10 +4,12 @@ import { parse, stringify } from 'yaml';
 import type { MachineConfigPool } from '../../../src/api/index.ts';
 import { MACHINE_CONFIG_POOL, MCP_PAUSE_EVENT_REASON } from '../../../src/controllers/cluster/mcp-pause.ts';
 import { AGENT } from '../../../src/records/resources.ts';
-import { updateStatus } from '../../../src/runtime/index.ts';
+import { type KubeObject, updateStatus } from '../../../src/runtime/index.ts';
 import { metricValue } from '../../../src/runtime/metrics.ts';
+import { cached, reconcilesDone } from '../../harness/barriers.ts';
 import { eventually, kubeconfigPath, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
+import { patchIfUnchanged } from '../../harness/unchanged.ts';
 import { adminClient, call, waitForAgent } from '../hosts/helpers.ts';
 import { eventFor, type ImportedCluster, importedCluster, registerDay2Host } from './imported.ts';
 
@@ -97,15 +99,20 @@ describe('spoke worker MachineConfigPool pause', () => {
     expect(done.status?.debugInfo?.state).toBe('added-to-existing-cluster');
     await eventually(async () => (await pool()).spec?.paused === false, { what: 'worker pool unpaused' });
 
-    // Another reconcile with nothing new: the pool is read, not written.
-    const rv = (await pool()).metadata.resourceVersion;
+    // Another reconcile with nothing new: the pool is read, not written. The barrier: the operator
+    // has seen the poke and no reconcile is queued or running since, so the cluster pass it
+    // caused is over; then the pool must still be as seen.
+    const seen = await pool();
     const reconciles = () =>
       metricValue(op.ctx.mgr.metrics.reconcileTotal, { controller: 'clusterdeployment' });
     const before = await reconciles();
-    await client.patch(AGENT, host.id, ns, 'merge', { metadata: { annotations: { poke: '1' } } });
-    await eventually(async () => (await reconciles()) > before, { what: 'cluster reconciled again' });
-    await new Promise((r) => setTimeout(r, 500));
-    expect((await pool()).metadata.resourceVersion).toBe(rv);
+    const poked = await client.patch<KubeObject>(AGENT, host.id, ns, 'merge', {
+      metadata: { annotations: { poke: '1' } },
+    });
+    await cached(op.ctx.informers.agents, poked);
+    await reconcilesDone(op.ctx.mgr, 'the poked Agent');
+    expect(await reconciles()).toBeGreaterThan(before);
+    await patchIfUnchanged(client, MACHINE_CONFIG_POOL, seen, { metadata: { labels: { checked: 'yes' } } });
   }, 90_000);
 
   it('reports an unreachable spoke on the AgentClusterInstall', async () => {
