@@ -44,3 +44,27 @@ export async function reconcilesDone(mgr: Manager, what: string, timeoutMs = 30_
     { timeoutMs, intervalMs: 50, what: `reconciles done (${what})` },
   );
 }
+
+/**
+ * The object once the operator has caught up with it: its cache holds the live version, no
+ * reconcile is queued or running, and the live version is still the same afterwards (a pass that
+ * wrote it would have moved it, and the loop goes round again).
+ */
+export async function settled<T extends KubeObject>(
+  mgr: Manager,
+  informer: Informer<T>,
+  get: () => Promise<T>,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<T> {
+  return eventually(
+    async () => {
+      const live = await get();
+      await cached(informer, live);
+      await reconcilesDone(mgr, what);
+      const again = await get();
+      return again.metadata.resourceVersion === live.metadata.resourceVersion ? again : undefined;
+    },
+    { timeoutMs, what: `${what} settled` },
+  );
+}

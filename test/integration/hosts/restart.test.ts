@@ -5,8 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../../src/api/index.ts';
 import { AGENT } from '../../../src/records/resources.ts';
+import { reconcilesDone, settled } from '../../harness/barriers.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
+import { patchIfUnchanged } from '../../harness/unchanged.ts';
 import { adminClient, call, createInfraEnv, inventory, waitForAgent } from './helpers.ts';
 
 const client = adminClient();
@@ -48,8 +50,13 @@ describe('restart', () => {
         ),
       'known-unbound, clock synced',
     );
-    await new Promise((r) => setTimeout(r, 1500));
-    const before = await client.get<Agent>(AGENT, hostId, ns);
+    const first = op;
+    const before = await settled(
+      first.ctx.mgr,
+      first.ctx.informers.agents,
+      () => client.get<Agent>(AGENT, hostId, ns),
+      'the Agent before the restart',
+    );
     await op.stop();
 
     op = await startTestOperator({ namespace: opNamespace, env: { WATCH_NAMESPACE: ns } });
@@ -57,19 +64,18 @@ describe('restart', () => {
     await eventually(async () => restarted.ctx.informers.agents.get(ns, hostId), {
       what: 'Agent in the new cache',
     });
-    // The Agent is reconciled at start (initial list) without any write.
-    await new Promise((r) => setTimeout(r, 2000));
-    expect((await client.get<Agent>(AGENT, hostId, ns)).metadata.resourceVersion).toBe(
-      before.metadata.resourceVersion,
-    );
+    // The Agent is reconciled at start (initial list) without any write. The barrier: that pass is
+    // over (nothing queued or running since the cache synced with the Agent in it). The empty
+    // guarded patch writes nothing; it only fails if the Agent moved past `before`.
+    await reconcilesDone(restarted.ctx.mgr, 'the initial pass');
+    await patchIfUnchanged(client, AGENT, before, {});
     // The token minted by the first process still opens the API.
     const poll = await call(restarted.baseUrl, 'GET', `${base}/${hostId}/instructions?timestamp=${now()}`, {
       token,
     });
     expect(poll.status, poll.text).toBe(200);
-    await new Promise((r) => setTimeout(r, 1500));
-    expect((await client.get<Agent>(AGENT, hostId, ns)).metadata.resourceVersion).toBe(
-      before.metadata.resourceVersion,
-    );
+    // Whatever the poll enqueued has been reconciled, and wrote nothing.
+    await reconcilesDone(restarted.ctx.mgr, 'the pass after the poll');
+    await patchIfUnchanged(client, AGENT, before, {});
   });
 });
