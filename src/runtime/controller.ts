@@ -61,6 +61,9 @@ export interface ControllerOptions {
   metrics: RuntimeMetrics;
 }
 
+/** See Controller.onPassEnd. */
+export type PassListener = (key: string, startedAt: number) => void;
+
 /** Bugs rather than conditions: counted separately (controller-runtime counts recovered panics). */
 function isProgrammingError(err: unknown): boolean {
   return (
@@ -80,6 +83,7 @@ export class Controller {
   private readonly metrics: RuntimeMetrics;
   private readonly abort = new AbortController();
   private running: Promise<void>[] | undefined;
+  private readonly passListeners = new Set<PassListener>();
 
   constructor(opts: ControllerOptions) {
     this.name = opts.name;
@@ -92,6 +96,15 @@ export class Controller {
 
   get started(): boolean {
     return this.running !== undefined;
+  }
+
+  /**
+   * Calls `listener` after each pass of a key ends, whatever its outcome, with the performance.now()
+   * at which the pass started: tests wait on it instead of sleeping. Returns the unsubscribe.
+   */
+  onPassEnd(listener: PassListener): () => void {
+    this.passListeners.add(listener);
+    return () => this.passListeners.delete(listener);
   }
 
   enqueue(key: string): void {
@@ -145,6 +158,7 @@ export class Controller {
     const log = this.logger.child({ key, reconcileId });
     const labels = { controller: this.name };
     const stopTimer = this.metrics.reconcileTime.startTimer(labels);
+    const startedAt = performance.now();
     this.metrics.activeWorkers.inc(labels);
     try {
       const { namespace, name } = splitKey(key);
@@ -176,6 +190,7 @@ export class Controller {
     } finally {
       stopTimer();
       this.metrics.activeWorkers.dec(labels);
+      for (const l of this.passListeners) l(key, startedAt);
     }
   }
 }

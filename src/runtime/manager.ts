@@ -23,6 +23,7 @@ import { InformerCache, type ResourceCacheOptions } from './cache.ts';
 import { KubeClient } from './client.ts';
 import type { RuntimeConfig } from './config.ts';
 import { parseBindAddress } from './config.ts';
+import type { Controller } from './controller.ts';
 import { Discovery } from './discovery.ts';
 import { EventRecorder } from './events.ts';
 import { type CheckResult, HealthServer } from './health.ts';
@@ -190,6 +191,11 @@ export class Manager implements ControllerHost {
   /** Starts a controller definition; see ControllerBuilder. */
   controller(name: string): ControllerBuilder {
     return new ControllerBuilder(this, name);
+  }
+
+  /** A controller added under `name`, if any (tests wait on its passes). */
+  registered(name: string): Controller | undefined {
+    return this.entries.find((e) => e.registration.controller.name === name)?.registration.controller;
   }
 
   /** The shared informer (and its store) for a kind; reconcilers read from here. */

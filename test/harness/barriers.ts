@@ -3,7 +3,6 @@
 // the change in question, then check that it wrote nothing (see unchanged.ts).
 import type { Informer } from '../../src/runtime/informer.ts';
 import type { Manager } from '../../src/runtime/manager.ts';
-import { metricValue } from '../../src/runtime/metrics.ts';
 import type { KubeObject } from '../../src/runtime/types.ts';
 import { eventually } from './env.ts';
 
@@ -38,11 +37,60 @@ export async function reconcilesDone(mgr: Manager, what: string, timeoutMs = 30_
   // Let workers woken by a just-made enqueue take their key first (they resume in microtasks).
   await new Promise<void>((r) => setImmediate(r));
   await eventually(
-    async () =>
-      (await metricValue(mgr.metrics.queueDepth)) === 0 &&
-      (await metricValue(mgr.metrics.activeWorkers)) === 0,
+    async () => {
+      const depth = await mgr.metrics.queueDepth.get();
+      const active = await mgr.metrics.activeWorkers.get();
+      const busy = [
+        ...depth.values.filter((v) => v.value > 0).map((v) => `${v.labels.name} queued ${v.value}`),
+        ...active.values.filter((v) => v.value > 0).map((v) => `${v.labels.controller} running ${v.value}`),
+      ];
+      // Thrown, so that a timeout says which controllers kept busy.
+      if (busy.length > 0)
+        throw new Error(
+          busy.join(', ') +
+            JSON.stringify(
+              [...((globalThis as { __inflight?: Map<string, number> }).__inflight ?? [])].map(([k, t]) => [
+                k,
+                Date.now() - t,
+              ]),
+            ),
+        );
+      return true;
+    },
     { timeoutMs, intervalMs: 50, what: `reconciles done (${what})` },
   );
+}
+
+/**
+ * Enqueues `key` on the controller registered as `controller` and waits until a pass of it that
+ * started after this call has ended (a pass already running when called does not count: it may
+ * have read the world before the change the caller made). Unlike reconcilesDone, other keys being
+ * busy (a fast requeue loop) do not hold it up.
+ */
+export async function passOf(
+  mgr: Manager,
+  controller: string,
+  key: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const c = mgr.registered(controller);
+  if (!c) throw new Error(`no controller ${controller}`);
+  const { promise, resolve, reject } = Promise.withResolvers<void>();
+  const t0 = performance.now();
+  const off = c.onPassEnd((k, startedAt) => {
+    if (k === key && startedAt >= t0) resolve();
+  });
+  const timer = setTimeout(
+    () => reject(new Error(`no pass of ${controller} ${key} in ${timeoutMs} ms`)),
+    timeoutMs,
+  );
+  c.enqueue(key);
+  try {
+    await promise;
+  } finally {
+    off();
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -26,9 +26,11 @@ import {
 } from '../../../src/records/resources.ts';
 import { type ApiResource, KubeClient, type KubeObject, updateStatus } from '../../../src/runtime/index.ts';
 import { selfSignedIngressCa } from '../../../src/sim/ingress-ca.ts';
+import { passOf } from '../../harness/barriers.ts';
 import { csrRequest } from '../../harness/csr.ts';
 import { eventually, kubeconfigPath, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
+import { patchIfUnchanged } from '../../harness/unchanged.ts';
 import { eventFor, type ImportedCluster, importedCluster, registerDay2Host } from '../cluster/imported.ts';
 import { adminClient, call, waitForAgent } from '../hosts/helpers.ts';
 
@@ -275,9 +277,10 @@ describe('day-2 host after reboot', () => {
     expect(approved(await client.get<Csr>(CERTIFICATE_SIGNING_REQUEST, strangerCsr))).toBe(false);
     expect(approved(await client.get<Csr>(CERTIFICATE_SIGNING_REQUEST, otherCsr))).toBe(false);
 
-    // The serving CSR waits for the Node.
+    // The serving CSR waits for the Node: a pass of the Agent that started after the CSR existed
+    // leaves it pending.
     const serving = await servingCsr(host.hostname);
-    await new Promise((r) => setTimeout(r, 1000));
+    await passOf(op.ctx.mgr, 'agent', `${ns}/${host.id}`);
     expect(approved(await client.get<Csr>(CERTIFICATE_SIGNING_REQUEST, serving))).toBe(false);
     await createNode(host.hostname, { zone: 'b' });
     await eventually(async () => approved(await client.get<Csr>(CERTIFICATE_SIGNING_REQUEST, serving)), {
@@ -465,15 +468,11 @@ describe('spoke cleanup', () => {
     // Still waiting for the host: the Node stays.
     expect(await client.getIfExists(NODE, host.hostname)).toBeDefined();
 
-    // A second pass writes nothing: not the Agent, not the spoke.
-    const agentVersion = reclaiming.metadata.resourceVersion;
-    const dsVersion = ds.metadata.resourceVersion;
-    op.ctx.bus.enqueue('agent', `${ns}/${host.id}`);
-    await new Promise((r) => setTimeout(r, 1500));
-    expect((await client.get<Agent>(AGENT, host.id, ns)).metadata.resourceVersion).toBe(agentVersion);
-    expect(
-      (await client.get<KubeObject>(DAEMON_SET, perHost, 'assisted-installer')).metadata.resourceVersion,
-    ).toBe(dsVersion);
+    // A second pass writes nothing: not the Agent, not the spoke. Once it is over, empty
+    // resourceVersion-guarded patches fail if either moved.
+    await passOf(op.ctx.mgr, 'agent', `${ns}/${host.id}`);
+    await patchIfUnchanged(client, AGENT, reclaiming, {});
+    await patchIfUnchanged(client, DAEMON_SET, ds, {});
 
     // The runner (played here, with the DaemonSet's token) downloads the boot artifacts...
     const base = `/v2/infra-envs/${cluster.ie.metadata.uid}/hosts`;

@@ -36,6 +36,31 @@ describe('Controller', () => {
     expect(new Set(seen.map((s) => s.id)).size).toBe(3);
   });
 
+  it('tells pass listeners when each pass ended, failed ones included, and when it started', async () => {
+    let fail = true;
+    let begun = 0;
+    const { c, metrics } = newController(() => {
+      begun = performance.now();
+      if (fail) {
+        fail = false;
+        throw new TerminalError('once');
+      }
+    });
+    const ends: [string, number, number][] = [];
+    const off = c.onPassEnd((key, startedAt) => ends.push([key, startedAt, begun]));
+    c.start();
+    c.enqueue('ns1/a');
+    await vi.waitFor(() => expect(ends).toHaveLength(1));
+    c.enqueue('ns1/b');
+    await vi.waitFor(() => expect(ends).toHaveLength(2));
+    off();
+    c.enqueue('ns1/c');
+    await vi.waitFor(async () => expect(await metricValue(metrics.reconcileTotal)).toBe(3));
+    await c.stop();
+    expect(ends.map(([k]) => k)).toEqual(['ns1/a', 'ns1/b']);
+    for (const [, startedAt, reconcileBegan] of ends) expect(startedAt).toBeLessThanOrEqual(reconcileBegan);
+  });
+
   it('retries a thrown error with growing backoff and forgets the history on success', async () => {
     vi.useFakeTimers();
     const times: number[] = [];
