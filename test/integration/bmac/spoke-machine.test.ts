@@ -8,8 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BareMetalHost, Machine } from '../../../src/api/index.ts';
 import { AGENT, BARE_METAL_HOST, MACHINE, NAMESPACE } from '../../../src/records/resources.ts';
 import { type ApiResource, isAlreadyExists, updateStatus } from '../../../src/runtime/index.ts';
+import { passOf } from '../../harness/barriers.ts';
 import { eventually, kubeconfigPath, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
+import { patchIfUnchanged } from '../../harness/unchanged.ts';
 import { importedCluster } from '../cluster/imported.ts';
 import { adminClient, call, inventory, waitForAgent } from '../hosts/helpers.ts';
 
@@ -176,20 +178,18 @@ describe('BMAC day-2 spoke BareMetalHost and Machine', () => {
 
     // Another pass (an unrelated hub BMH change) writes nothing more. (The Agent's state is not
     // touched here: the Agent reconciler rewrites it from the host record, so a test write races.)
+    // The barrier: a BMAC pass of the hub BMH that started after the label was in place is over;
+    // then empty resourceVersion-guarded patches fail if the spoke objects moved.
     await client.patch(BARE_METAL_HOST, bmhName, ns, 'merge', { metadata: { labels: { touched: 'yes' } } });
     await eventually(
       async () =>
-        (await client.get<BareMetalHost>(BARE_METAL_HOST, bmhName, ns)).metadata.labels?.touched === 'yes',
-      { what: 'second pass input in place' },
+        op.ctx.mgr.informer<BareMetalHost>(BARE_METAL_HOST).get(ns, bmhName)?.metadata.labels?.touched,
+      { what: 'second pass input in the operator cache' },
     );
-    await new Promise((r) => setTimeout(r, 2_000));
+    await passOf(op.ctx.mgr, 'bmac', `${ns}/${bmhName}`);
     const after = await client.get<BareMetalHost>(BARE_METAL_HOST, bmhName, ns);
     expect(after.metadata.annotations?.[CREATED]).toBe(hub.metadata.annotations?.[CREATED]);
-    expect((await client.get(BARE_METAL_HOST, bmhName, MAPI_NS)).metadata.resourceVersion).toBe(
-      spokeBmh.metadata.resourceVersion,
-    );
-    expect((await client.get(MACHINE, machineName, MAPI_NS)).metadata.resourceVersion).toBe(
-      machine.metadata.resourceVersion,
-    );
+    await patchIfUnchanged(client, BARE_METAL_HOST, spokeBmh, {});
+    await patchIfUnchanged(client, MACHINE, machine, {});
   }, 90_000);
 });
