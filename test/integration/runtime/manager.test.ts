@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Condition, setCondition } from '../../../src/runtime/conditions.ts';
 import { Manager } from '../../../src/runtime/manager.ts';
-import { RuntimeMetrics } from '../../../src/runtime/metrics.ts';
+import { metricValue, RuntimeMetrics } from '../../../src/runtime/metrics.ts';
 import { setControllerReference } from '../../../src/runtime/owner.ts';
 import { generationChanged } from '../../../src/runtime/predicates.ts';
 import { updateStatus } from '../../../src/runtime/status.ts';
@@ -43,10 +43,11 @@ describe('Manager', () => {
     const widgets = await installTestCrd(admin, `${uniqueName('mgr')}.runtime.test`, 'Widget');
     cleanups.push(() => deleteCrd(admin, widgets));
     const proxy = await startProxy();
+    const metrics = new RuntimeMetrics();
     const mgr = new Manager({
       kubeConfig: proxy.kubeConfig(),
       logger,
-      metrics: new RuntimeMetrics(),
+      metrics,
       leaderElection: false,
       namespace: ns,
       healthProbeAddress: { host: '127.0.0.1', port: 0 },
@@ -56,7 +57,7 @@ describe('Manager', () => {
     const widgetCache = mgr.informer<Widget>(widgets);
     const secretCache = mgr.informer(SecretResource);
     const reconciles: string[] = [];
-    mgr
+    const widgetController = mgr
       .controller('widget')
       .for(widgets, { predicates: [generationChanged] })
       .owns(ConfigMapResource)
@@ -126,24 +127,39 @@ describe('Manager', () => {
     expect(w1.status).toMatchObject({ observedGeneration: 1, children: 1 });
 
     // Idle: once settled, nothing is written any more (status write skipped, predicate drops our own
-    // status update, the child's creation event finds nothing to do).
+    // status update, the child's creation event finds nothing to do). Settled: the caches hold w1
+    // and its child as the server has them and no key is queued or running, so the passes their
+    // events caused are over. Then one more pass must write nothing, and be the only pass.
     await eventually(
       async () => {
-        const before = proxy.requests.length;
-        await new Promise((r) => setTimeout(r, 1500));
-        return proxy.requests.slice(before).every((r) => r.method === 'GET');
+        const live = [await admin.get(widgets, 'w1', ns), await admin.get(ConfigMapResource, 'w1-child', ns)];
+        const cached = [widgetCache.get(ns, 'w1'), mgr.informer(ConfigMapResource).get(ns, 'w1-child')];
+        const active = await metricValue(metrics.activeWorkers, { controller: 'widget' });
+        return (
+          live.every((o, i) => o.metadata.resourceVersion === cached[i]?.metadata.resourceVersion) &&
+          widgetController.queue.len() === 0 &&
+          active === 0
+        );
       },
-      { what: 'an idle period without writes', timeoutMs: 15_000 },
+      { what: 'w1 settled', timeoutMs: 15_000 },
     );
     const idleReconciles = reconciles.length;
     const writesBefore = proxy.requests.filter((r) => r.method !== 'GET').length;
-    await new Promise((r) => setTimeout(r, 1500));
+    const t0 = performance.now();
+    const passed = new Promise<void>((resolve) => {
+      const off = widgetController.onPassEnd((key, startedAt) => {
+        if (key === `${ns}/w1` && startedAt >= t0) resolve(void off());
+      });
+    });
+    widgetController.enqueue(`${ns}/w1`);
+    await passed;
     expect(proxy.requests.filter((r) => r.method !== 'GET').length).toBe(writesBefore);
-    expect(reconciles.length).toBe(idleReconciles);
+    expect(reconciles.length).toBe(idleReconciles + 1);
 
     // Owned kind: a change to the child wakes the owner.
+    const beforePoke = reconciles.length;
     await admin.patch(ConfigMapResource, 'w1-child', ns, 'merge', { data: { poked: 'yes' } });
-    await eventually(async () => reconciles.length > idleReconciles, {
+    await eventually(async () => reconciles.length > beforePoke, {
       what: 'owner reconciled after child change',
     });
 
@@ -220,7 +236,12 @@ describe('Manager', () => {
       await running;
     });
     await eventually(async () => mgr.isReady(), { what: 'ready without the optional kind' });
-    await new Promise((r) => setTimeout(r, 800)); // a couple of discovery rounds
+    // Two more discovery rounds (each a GET of the missing group that answers 404) leave it unstarted.
+    const notFound = () => metricValue(mgr.metrics.restRequests, { method: 'GET', code: '404' });
+    const rounds = await notFound();
+    await eventually(async () => (await notFound()) >= rounds + 2, {
+      what: 'two discovery rounds without the kind',
+    });
     expect(optional.started).toBe(false);
 
     const installed = await installTestCrd(admin, group, 'Gadget');
