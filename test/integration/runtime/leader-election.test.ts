@@ -84,7 +84,9 @@ describe('leader election across processes', () => {
       spawnCandidate(ns, 'a');
       spawnCandidate(ns, 'b');
       const first = await eventually(async () => leadings()[0], { timeoutMs: 30_000, what: 'a leader' });
-      // Several renew periods later, still exactly one leader, and only it reconciles.
+      // Several renew periods later, still exactly one leader, and only it reconciles. The sleep
+      // stays: the time passing is what is tested (renewals by another process's real clock,
+      // which no fake clock reaches); a standby that wrongly took over would report it.
       await new Promise((r) => setTimeout(r, 2 * LEASE_MS));
       expect(leadings()).toHaveLength(1);
       const standby = first.identity === 'a' ? 'b' : 'a';
