@@ -2,7 +2,9 @@
 // resourceVersion seen before is applied by the API server only if no one (the operator included)
 // wrote the object since; otherwise the server answers 409 Conflict. The patch itself is the
 // barrier the caller then waits on (a spec change the operator must react to), so the check
-// cannot pass merely because the operator was slow.
+// cannot pass merely because the operator was slow. An empty `patch` writes nothing at all (the
+// server skips a no-op patch) and only checks the resourceVersion: use it after a barrier from
+// barriers.ts when the check must not itself wake the operator.
 import { expect } from 'vitest';
 import { ApiError, type KubeClient } from '../../src/runtime/client.ts';
 import type { ApiResource, KubeObject } from '../../src/runtime/types.ts';
