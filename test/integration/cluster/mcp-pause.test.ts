@@ -6,7 +6,7 @@ import { MACHINE_CONFIG_POOL, MCP_PAUSE_EVENT_REASON } from '../../../src/contro
 import { AGENT } from '../../../src/records/resources.ts';
 import { type KubeObject, updateStatus } from '../../../src/runtime/index.ts';
 import { metricValue } from '../../../src/runtime/metrics.ts';
-import { cached, reconcilesDone } from '../../harness/barriers.ts';
+import { cached, passOf } from '../../harness/barriers.ts';
 import { eventually, kubeconfigPath, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
 import { patchIfUnchanged } from '../../harness/unchanged.ts';
@@ -99,9 +99,10 @@ describe('spoke worker MachineConfigPool pause', () => {
     expect(done.status?.debugInfo?.state).toBe('added-to-existing-cluster');
     await eventually(async () => (await pool()).spec?.paused === false, { what: 'worker pool unpaused' });
 
-    // Another reconcile with nothing new: the pool is read, not written. The barrier: the operator
-    // has seen the poke and no reconcile is queued or running since, so the cluster pass it
-    // caused is over; then the pool must still be as seen.
+    // Another reconcile with nothing new: the pool is read, not written. The barrier: the poke
+    // wakes the cluster, and a cluster pass that started once the poke was in the operator's cache
+    // is over (not 'nothing queued or running': Agents here are requeued every 300 ms); then the
+    // pool must still be as seen.
     const seen = await pool();
     const reconciles = () =>
       metricValue(op.ctx.mgr.metrics.reconcileTotal, { controller: 'clusterdeployment' });
@@ -109,9 +110,9 @@ describe('spoke worker MachineConfigPool pause', () => {
     const poked = await client.patch<KubeObject>(AGENT, host.id, ns, 'merge', {
       metadata: { annotations: { poke: '1' } },
     });
+    await eventually(async () => (await reconciles()) > before, { what: 'cluster reconciled again' });
     await cached(op.ctx.informers.agents, poked);
-    await reconcilesDone(op.ctx.mgr, 'the poked Agent');
-    expect(await reconciles()).toBeGreaterThan(before);
+    await passOf(op.ctx.mgr, 'clusterdeployment', `${ns}/${cluster.name}`);
     await patchIfUnchanged(client, MACHINE_CONFIG_POOL, seen, { metadata: { labels: { checked: 'yes' } } });
   }, 90_000);
 
