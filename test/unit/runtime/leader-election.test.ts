@@ -12,6 +12,8 @@ const TIMING = { leaseDurationMs: 2000, renewDeadlineMs: 1300, retryPeriodMs: 20
 
 class LeaseStore {
   lease: Lease | undefined;
+  gets = 0;
+  replaces = 0;
   private rv = 0;
 
   client(): LeaseClient & { down: boolean } {
@@ -20,6 +22,7 @@ class LeaseStore {
       down: false,
       async getIfExists<T extends KubeObject>(): Promise<T | undefined> {
         if (c.down) throw new Error('connect ECONNREFUSED');
+        store.gets++;
         return store.lease ? (structuredClone(store.lease) as unknown as T) : undefined;
       },
       async create<T extends KubeObject>(_r: unknown, obj: T): Promise<T> {
@@ -33,6 +36,7 @@ class LeaseStore {
       },
       async replace<T extends KubeObject>(_r: unknown, obj: T): Promise<T> {
         if (c.down) throw new Error('connect ECONNREFUSED');
+        store.replaces++;
         if (obj.metadata.resourceVersion !== store.lease?.metadata.resourceVersion) {
           throw new ApiError(409, { reason: 'Conflict' }, 'conflict');
         }
@@ -124,6 +128,25 @@ describe('LeaderElector', () => {
     await rewrite.replace(LeaseResource, structuredClone(store.lease!));
     await a.elector.stop({ release: true });
     expect(store.lease!.spec!.holderIdentity).toBe('');
+  });
+
+  it('a leader renews without reading the Lease, and reads it when someone else wrote it', async () => {
+    const store = new LeaseStore();
+    const a = candidate(store, 'a');
+    await until(() => a.elector.isLeader);
+    const [gets, replaces] = [store.gets, store.replaces];
+    await until(() => store.replaces >= replaces + 3);
+    expect(store.gets).toBe(gets);
+    expect(a.elector.isLeader).toBe(true);
+    // Another holder overwrites it: the fast renewal conflicts, the read shows it held → lost.
+    const other = store.client();
+    await other.replace(LeaseResource, {
+      ...structuredClone(store.lease!),
+      spec: { ...store.lease!.spec, holderIdentity: 'z', renewTime: store.lease!.spec!.renewTime },
+    });
+    expect(await a.outcome).toBe('lost');
+    expect(store.gets).toBeGreaterThan(gets);
+    expect(store.lease!.spec!.holderIdentity).toBe('z');
   });
 
   it('a leader that cannot renew steps down before anyone else can take over', async () => {
