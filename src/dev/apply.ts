@@ -2,10 +2,9 @@
 // project's own JSON client (client-node's typed models drop fields). Used by make demo, hack/deploy.ts
 // and tests that apply manifests.
 import { readFile } from 'node:fs/promises';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { findKind } from '../api/index.ts';
-import { type ApiResource, KubeClient, type KubeObject } from '../runtime/index.ts';
+import { type ApiResource, KubeClient, type KubeConfigLike, type KubeObject } from '../runtime/index.ts';
 
 export const FIELD_MANAGER = 'agent-install-operator-dev';
 
@@ -68,7 +67,7 @@ export async function readManifests(file: string): Promise<KubeObject[]> {
  * `dryRun` picks are validated and admitted by the API server but not stored.
  */
 export async function applyObjects(
-  kc: KubeConfig,
+  kc: KubeConfigLike,
   objects: KubeObject[],
   defaultNamespace?: string,
   opts: { dryRun?: (obj: KubeObject, namespaced: boolean) => boolean } = {},

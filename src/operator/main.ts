@@ -3,13 +3,17 @@
 // webhooks.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { registerControllers } from '../controllers/index.ts';
 import type { OperatorConfig } from '../records/config.ts';
 import { OperatorContext, operatorCacheOptions } from '../records/context.ts';
 import { closeSpokeClients } from '../records/spoke.ts';
-import { createLogger, Manager } from '../runtime/index.ts';
+import {
+  createLogger,
+  type KubeConfigLike,
+  loadKubeConfig as loadKubeConfigFile,
+  Manager,
+} from '../runtime/index.ts';
 import { type HostServer, startHostServer } from '../server/host-server.ts';
 import { accessReviewer, clusterDeploymentGetter, selfUserName } from '../webhooks/kube.ts';
 import { startWebhookServer, type WebhookServer, watchCertificateFiles } from '../webhooks/server.ts';
@@ -25,11 +29,8 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
-export function loadKubeConfig(path: string | undefined): KubeConfig {
-  const kc = new KubeConfig();
-  if (path) kc.loadFromFile(path);
-  else kc.loadFromDefault();
-  return kc;
+export function loadKubeConfig(path: string | undefined): KubeConfigLike {
+  return loadKubeConfigFile(path);
 }
 
 async function startWebhooks(ctx: OperatorContext, port: number, certDir: string): Promise<WebhookServer> {
@@ -74,7 +75,7 @@ async function startWebhooks(ctx: OperatorContext, port: number, certDir: string
  */
 export async function startOperator(
   config: OperatorConfig,
-  opts: { kubeConfig?: KubeConfig; logger?: Logger; installSignalHandlers?: boolean } = {},
+  opts: { kubeConfig?: KubeConfigLike; logger?: Logger; installSignalHandlers?: boolean } = {},
 ): Promise<RunningOperator> {
   const logger = opts.logger ?? createLogger({ level: config.runtime.logLevel });
   const kubeConfig = opts.kubeConfig ?? loadKubeConfig(config.runtime.kubeconfig);

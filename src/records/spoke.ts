@@ -14,9 +14,14 @@
 // while: spokeClient() then returns `unreachable` at once instead of a client, so one blackholed
 // API server does not cost every reconcile of every controller a request timeout. Any answer,
 // even an error status, clears that.
-import { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterDeployment } from '../api/index.ts';
-import { ApiError, KubeClient, type RequestOptions } from '../runtime/index.ts';
+import {
+  ApiError,
+  KubeClient,
+  type KubeConfigLike,
+  kubeConfigFromText,
+  type RequestOptions,
+} from '../runtime/index.ts';
 import type { OperatorContext } from './context.ts';
 import { readSecret } from './referenced.ts';
 
@@ -64,9 +69,8 @@ export function spokeKubeconfigSecretName(cd: ClusterDeployment): string {
 }
 
 /** Parses a kubeconfig document; throws with a readable message when it is unusable. */
-export function parseSpokeKubeconfig(text: string): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromString(text);
+export function parseSpokeKubeconfig(text: string): KubeConfigLike {
+  const kc = kubeConfigFromText(text);
   const cluster = kc.getCurrentCluster();
   if (!cluster?.server) throw new Error('the kubeconfig has no current cluster with a server URL');
   return kc;
@@ -109,7 +113,7 @@ export async function spokeClient(
     }
     return { ok: true, client: cached.client, secret: key };
   }
-  let kubeConfig: KubeConfig;
+  let kubeConfig: KubeConfigLike;
   try {
     kubeConfig = parseSpokeKubeconfig(text);
   } catch (err) {

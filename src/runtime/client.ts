@@ -12,9 +12,9 @@
 // connection is retired: later requests open a new one, requests still running on the old one may
 // finish for drainMs, and a failed GET is replayed once on the new connection.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { Agent, type Dispatcher, request } from 'undici';
 import { ApiHealth } from './api-health.ts';
+import type { KubeConfigLike } from './kubeconfig.ts';
 import { TokenBucket } from './rate-limiter.ts';
 import {
   type ApiResource,
@@ -33,7 +33,7 @@ export interface ClientMetricsSink {
 }
 
 export interface KubeClientOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeConfigLike;
   /**
    * Sustained requests per second of this client's budget; <= 0 disables. Default 0 (off:
    * controller-runtime >= v0.21, kubernetes-sigs/controller-runtime#3119, relies on API Priority and
@@ -172,7 +172,7 @@ export class KubeClient {
   readonly limiter: TokenBucket;
   readonly health: ApiHealth;
   private readonly opts: KubeClientOptions;
-  private readonly kubeConfig: KubeConfig;
+  private readonly kubeConfig: KubeConfigLike;
   private readonly requestTimeoutMs: number;
   private readonly userAgent: string;
   private readonly metrics: ClientMetricsSink | undefined;

@@ -69,6 +69,7 @@ export {
 } from './finalizer.ts';
 export { HealthServer } from './health.ts';
 export { type EventHandler, Informer } from './informer.ts';
+export { type KubeConfigLike, kubeConfigFromText, loadKubeConfig } from './kubeconfig.ts';
 export { LeaderElector, type LeaderElectorOptions, type Lease, type LeaseSpec } from './leader-election.ts';
 export {
   type CreateLoggerOptions,

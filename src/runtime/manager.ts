@@ -15,7 +15,6 @@
 //          the same API server is answered.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { BackoffOptions } from './backoff.ts';
 import { ControllerBuilder, type ControllerHost, type ControllerRegistration } from './builder.ts';
@@ -28,6 +27,7 @@ import { Discovery } from './discovery.ts';
 import { EventRecorder } from './events.ts';
 import { type CheckResult, HealthServer } from './health.ts';
 import type { Informer } from './informer.ts';
+import type { KubeConfigLike } from './kubeconfig.ts';
 import { LeaderElector } from './leader-election.ts';
 import { createLogger } from './logger.ts';
 import { RuntimeMetrics } from './metrics.ts';
@@ -46,7 +46,7 @@ export interface LeaderElectionOptions {
 }
 
 export interface ManagerOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeConfigLike;
   logger?: Logger;
   metrics?: RuntimeMetrics;
   /**
@@ -157,7 +157,7 @@ export class Manager implements ControllerHost {
   /** Builds a Manager from validated runtime configuration. */
   static fromConfig(
     config: RuntimeConfig,
-    extra: { kubeConfig: KubeConfig; logger?: Logger; cacheByResource?: ResourceCacheOptions[] },
+    extra: { kubeConfig: KubeConfigLike; logger?: Logger; cacheByResource?: ResourceCacheOptions[] },
   ): Manager {
     return new Manager({
       kubeConfig: extra.kubeConfig,
