@@ -7,7 +7,9 @@
 // registration wave (register only, until the operator is quiet), then an inventory wave (one
 // inventory reply and one next-steps poll per host, until quiet). API requests are counted by verb
 // and resource on the operator's own client. CPU and RSS are this process's: operator + driver.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -38,6 +40,9 @@ const { values: flags } = parseArgs({
     concurrency: { type: 'string', default: '20' },
     ceiling: { type: 'string', default: '1000' },
     out: { type: 'string', default: '.local/bench-scale.json' },
+    idle: { type: 'string' },
+    'idle-warmup': { type: 'string', default: '30' },
+    'node-arg': { type: 'string', multiple: true, default: [] },
   },
 });
 const CLUSTERS = Number(flags.clusters);
@@ -252,6 +257,80 @@ function hostId(i: number): string {
   return `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
 }
 
+/** CPU seconds (user + system) and RSS bytes of another process, from /proc. */
+async function procUsage(pid: number): Promise<{ cpuSeconds: number; rss: number }> {
+  const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  // Fields 14 and 15 of stat (utime, stime) are the 12th and 13th after the command name.
+  const ticks = Number(stat[11]) + Number(stat[12]);
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+  return { cpuSeconds: ticks / 100, rss: rssKiB * 1024 };
+}
+
+/**
+ * `--idle MINUTES`: the shipped entry point (src/cmd/operator.ts) as its own process with its
+ * defaults (leader election, secure metrics, probes, host API) and no clusters and no hosts; after
+ * `--idle-warmup` seconds from ready, samples its CPU seconds and RSS for MINUTES. `--node-arg`
+ * passes flags to that node (e.g. --cpu-prof).
+ */
+async function idle(minutes: number): Promise<void> {
+  const warmupMs = Number(flags['idle-warmup']) * 1000;
+  console.log(`bench-scale --idle: operator process, no clusters, no hosts, ${minutes} min`);
+  const plane = await ControlPlane.start();
+  const dataDir = await mkdtemp(join(tmpdir(), 'aio-bench-'));
+  const admin = new KubeClient({ kubeConfig: loadKubeConfig(plane.kubeconfigPath), qps: 0 });
+  try {
+    await installCrds(plane.kubeconfigPath, await projectCrdFiles());
+    await admin.create(NAMESPACE, { metadata: { name: NS } } as never);
+    const [health, metrics, api] = [await freePort(), await freePort(), await freePort()];
+    const s0 = performance.now();
+    const child = spawn(process.execPath, [...(flags['node-arg'] ?? []), 'src/cmd/operator.ts'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: {
+        ...process.env,
+        KUBECONFIG: plane.kubeconfigPath,
+        POD_NAMESPACE: NS,
+        WATCH_NAMESPACE: NS,
+        METRICS_BIND_ADDRESS: `127.0.0.1:${metrics}`,
+        HEALTH_PROBE_BIND_ADDRESS: `127.0.0.1:${health}`,
+        API_BIND_HOST: '127.0.0.1',
+        API_PORT: String(api),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+      },
+    });
+    const exited = new Promise((r) => child.once('exit', r));
+    try {
+      while ((await fetch(`http://127.0.0.1:${health}/readyz`).catch(() => undefined))?.status !== 200) {
+        if (child.exitCode !== null) throw new Error(`operator exited ${child.exitCode}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      line('start-up to ready', `${((performance.now() - s0) / 1000).toFixed(1)} s`);
+      await new Promise((r) => setTimeout(r, warmupMs));
+      const pid = child.pid!;
+      const u0 = await procUsage(pid);
+      let peak = u0.rss;
+      const end = Date.now() + minutes * 60_000;
+      while (Date.now() < end) {
+        await new Promise((r) => setTimeout(r, 1000));
+        peak = Math.max(peak, (await procUsage(pid)).rss);
+      }
+      const u1 = await procUsage(pid);
+      const mib = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MiB`;
+      line('CPU while idle', `${((u1.cpuSeconds - u0.cpuSeconds) / minutes).toFixed(3)} CPU-s/min`);
+      line('RSS while idle: start / end / peak', `${mib(u0.rss)} / ${mib(u1.rss)} / ${mib(peak)}`);
+      line('CPU from start to end of sample', `${u1.cpuSeconds.toFixed(2)} s`);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  } finally {
+    await admin.close();
+    await plane.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   console.log(`bench-scale: ${CLUSTERS} SNO clusters, ${HOSTS} hosts, concurrency ${CONCURRENCY}`);
@@ -451,4 +530,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (flags.idle) await idle(Number(flags.idle));
+else await main();
