@@ -1,7 +1,8 @@
 // `make bench-scale`: the operator in-process on a real local kube-apiserver + etcd, M SNO clusters
 // (pull Secret, ClusterDeployment, AgentClusterInstall, InfraEnv) and N hosts played over the REST
 // API from this one process (no ISO, no per-host processes). Prints figures and writes a JSON report;
-// asserts nothing (targets are read off the output). Flags: --clusters, --hosts, --concurrency, --out.
+// asserts nothing (targets are read off the output). Flags: --clusters, --hosts, --concurrency, --out,
+// --profile-wave FILE (CPU profile of the registration wave), --idle MINUTES (see idle()).
 //
 // Phases: the API server's own write ceiling (a plain create loop of small ConfigMaps), then a
 // registration wave (register only, until the operator is quiet), then an inventory wave (one
@@ -10,6 +11,7 @@
 
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -43,6 +45,7 @@ const { values: flags } = parseArgs({
     idle: { type: 'string' },
     'idle-warmup': { type: 'string', default: '30' },
     'node-arg': { type: 'string', multiple: true, default: [] },
+    'profile-wave': { type: 'string' },
   },
 });
 const CLUSTERS = Number(flags.clusters);
@@ -86,6 +89,23 @@ function idleThreadDelay(): { stop(): Promise<{ p99: number; max: number }> } {
         });
         worker.postMessage('stop');
       }),
+  };
+}
+
+/** `--profile-wave FILE`: a CPU profile of the registration wave alone (Chrome .cpuprofile). */
+async function startProfiler(): Promise<{ stop(file: string): Promise<void> }> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 500 });
+  await session.post('Profiler.start');
+  return {
+    async stop(file) {
+      const { profile } = await session.post('Profiler.stop');
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, JSON.stringify(profile));
+      session.disconnect();
+    },
   };
 }
 
@@ -403,6 +423,7 @@ async function main(): Promise<void> {
     const cpu0 = process.cpuUsage();
     const latencies: number[] = [];
     const failures: Record<string, number> = {};
+    const profiler = flags['profile-wave'] ? await startProfiler() : undefined;
     loop.enable();
     const idleThread = idleThreadDelay();
     const r0 = performance.now();
@@ -418,6 +439,7 @@ async function main(): Promise<void> {
     const registerSeconds = (performance.now() - r0) / 1000;
     await quiet(counts);
     loop.disable();
+    if (profiler) await profiler.stop(flags['profile-wave']!);
     const threadDelay = await idleThread.stop();
     const cpu1 = process.cpuUsage(cpu0);
     const regCounts = diff(counts, before);
