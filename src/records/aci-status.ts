@@ -26,10 +26,16 @@ export interface AciStatusContext {
   /** Agents of this ClusterDeployment whose SpecSynced is False. */
   unsyncedAgents: number;
   /** Signed events URL of the cluster. */
-  eventsURL?: string;
+  eventsURL?: UrlOffer;
   /** Signed logs URL of the cluster. */
-  logsURL?: string;
+  logsURL?: UrlOffer;
 }
+
+/**
+ * A signed URL, or its unsigned form and how to sign it: signing (ECDSA) is then done only when
+ * the URL is written, not for a URL that the one already in status wins over.
+ */
+export type UrlOffer = string | { target: string; sign(): string };
 
 function dropUndefined<T extends object>(entries: T): T {
   return Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as T;
@@ -44,9 +50,11 @@ function nonEmpty(text: string | undefined): string | undefined {
  * is kept while it names the same target (signatures need not be deterministic); a new one is
  * written only when `allowed`.
  */
-function urlOnce(previous: string | undefined, next: string | undefined, allowed: boolean): string {
-  if (previous && (next === undefined || sameUrlTarget(previous, next))) return previous;
-  return allowed && next ? next : '';
+function urlOnce(previous: string | undefined, next: UrlOffer | undefined, allowed: boolean): string {
+  const target = typeof next === 'object' ? next.target : next;
+  if (previous && (target === undefined || sameUrlTarget(previous, target))) return previous;
+  if (!allowed || !target) return '';
+  return typeof next === 'object' ? next.sign() : target;
 }
 
 /** Hosts counted as ready: approved and known, or already installing or installed. */

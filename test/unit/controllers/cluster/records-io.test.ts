@@ -86,6 +86,27 @@ describe('computeAciStatus', () => {
     expect(again.status).toEqual(first.status);
   });
 
+  it('signs nothing while the stored URLs are still valid (they are kept anyway)', async () => {
+    const { ctx, auth } = await context();
+    setClusterUrlAuth(ctx, auth);
+    const aci = agentClusterInstall({ provisionRequirements: { controlPlaneAgents: 1 } });
+    const first = computeAciStatus(ctx, { cluster: readySno(), aci, hold: false, unsyncedAgents: 0 });
+    let signed = 0;
+    const issue = auth.issueUrlToken.bind(auth);
+    auth.issueUrlToken = (...args) => {
+      signed++;
+      return issue(...args);
+    };
+    const again = computeAciStatus(ctx, {
+      cluster: readySno(),
+      aci: { ...aci, status: first.status },
+      hold: false,
+      unsyncedAgents: 0,
+    });
+    expect(again.status).toEqual(first.status);
+    expect(signed).toBe(0);
+  });
+
   it('re-issues a URL that is due', async () => {
     const { ctx, auth } = await context();
     setClusterUrlAuth(ctx, auth);
