@@ -88,18 +88,22 @@ export function projectAgentStatus(
         p.now,
       );
       const logsTarget = { clusterId: host.cluster_id, hostId: host.id };
-      const logs = signedUrl(
-        auth,
-        debug?.logsURL,
-        logsUrl(p.serviceBaseUrl, logsTarget),
-        () =>
-          logsUrl(
-            p.serviceBaseUrl,
-            logsTarget,
-            (k) => auth.issueUrlToken('cluster-logs', { kind: k.kind, id: k.id }, p.now).token,
-          ),
-        p.now,
-      );
+      // hostToAgentStatus writes a logs URL only once logs were collected: signing one before
+      // (ECDSA, synchronous) was thrown away on every projection of every new host.
+      const logs = !host.logs_collected_at
+        ? { url: undefined, fresh: false }
+        : signedUrl(
+            auth,
+            debug?.logsURL,
+            logsUrl(p.serviceBaseUrl, logsTarget),
+            () =>
+              logsUrl(
+                p.serviceBaseUrl,
+                logsTarget,
+                (k) => auth.issueUrlToken('cluster-logs', { kind: k.kind, id: k.id }, p.now).token,
+              ),
+            p.now,
+          );
       eventsURL = events.url;
       logsURL = logs.url;
       // hostToAgentStatus keeps a stored URL naming the same target; drop the ones being re-issued.

@@ -77,6 +77,23 @@ describe('projectAgentStatus', () => {
     expect(reissued.debugInfo?.eventsURL).not.toBe(first.debugInfo?.eventsURL);
   });
 
+  it('signs no logs URL before logs were collected, and nothing again for a stored events URL', async () => {
+    const a = await auth();
+    const kinds: string[] = [];
+    const issue = a.issueUrlToken.bind(a);
+    a.issueUrlToken = (kind, ...rest) => {
+      kinds.push(kind);
+      return issue(kind, ...rest);
+    };
+    const ctx = { now: NOW, serviceBaseUrl: 'http://svc:8090', auth: a, specSyncError: undefined };
+    const { logs_collected_at: _none, ...noLogs } = bound;
+    const first = projectAgentStatus(agent(), noLogs, ctx);
+    expect(first.debugInfo?.logsURL).toBeUndefined();
+    expect(kinds).toEqual(['events']);
+    projectAgentStatus({ ...agent(), status: first }, noLogs, ctx);
+    expect(kinds).toEqual(['events']);
+  });
+
   it('writes no URLs for an unbound host', async () => {
     const status = projectAgentStatus(
       agent(),
