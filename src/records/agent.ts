@@ -22,14 +22,15 @@ import {
 } from '../core/hardware/installation-disk.ts';
 import { validateIgnitionOverride } from '../core/ignition/override.ts';
 import type { Inventory } from '../core/inventory.ts';
-import type {
-  Host,
-  HostProgressInfo,
-  HostRole,
-  HostStage,
-  HostStatus,
-  LogsState,
-  ValidationsInfo,
+import {
+  copyValidations,
+  type Host,
+  type HostProgressInfo,
+  type HostRole,
+  type HostStage,
+  type HostStatus,
+  type LogsState,
+  type ValidationsInfo,
 } from '../core/model.ts';
 import { requestedHostnameError, requestedRoleError } from '../core/validations/user-input.ts';
 import { agentConditionValues, type SpecSyncError } from './agent-conditions.ts';
@@ -387,7 +388,7 @@ export function hostToAgentStatus(
   });
   const validationsInfo =
     host.validations_info && Object.keys(host.validations_info).length > 0
-      ? (structuredClone(host.validations_info) as ValidationsStatus)
+      ? (copyValidations(host.validations_info) as ValidationsStatus)
       : undefined;
   return defined<AgentStatus>({
     bootstrap: host.bootstrap === true ? true : undefined,

@@ -5,7 +5,12 @@
 // caller writes the result (hosts first, then the ACI status) and asks to be woken at
 // `nextWakeUp`.
 
-import type { Cluster, ValidationResult, ValidationsInfo } from '../../core/model.ts';
+import {
+  type Cluster,
+  copyValidations,
+  type ValidationResult,
+  type ValidationsInfo,
+} from '../../core/model.ts';
 import {
   computeConnectivity,
   detectIpCollisions,
@@ -88,7 +93,7 @@ export function clusterValidations(
 ): { computed: boolean; info: ValidationsInfo; conditions: Record<string, boolean> } {
   const report = validateCluster({ cluster, now, ...(config ? { config } : {}) });
   if (!report.computed) return { computed: false, info: {}, conditions: {} };
-  const info = structuredClone(report.validations_info);
+  const info = copyValidations(report.validations_info);
   const conditions = { ...report.conditions };
   if (!warm) {
     for (const id of FACT_DEPENDENT_CLUSTER_VALIDATIONS) {
