@@ -157,7 +157,7 @@ export function loadKubeConfig(
   env: NodeJS.ProcessEnv = process.env,
   saDir = SERVICE_ACCOUNT_DIR,
 ): KubeConfigLike {
-  const file = path || env.KUBECONFIG || join(homedir(), '.kube', 'config');
+  const file = path || env.KUBECONFIG || join(env.HOME || homedir(), '.kube', 'config');
   if (path || env.KUBECONFIG || existsSync(file)) {
     if (file.includes(':') || !existsSync(file)) return clientNode(path);
     return plainKubeConfig(readFileSync(file, 'utf8'), dirname(file)) ?? clientNode(path);
