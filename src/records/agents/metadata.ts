@@ -100,7 +100,8 @@ export interface MetadataInputs {
   autoApprove: boolean;
 }
 
-function infraEnvOwner(ie: InfraEnv): OwnerReference {
+/** The owner reference an InfraEnv's Agents carry (set at registration, restored by the reconciler). */
+export function infraEnvOwner(ie: InfraEnv): OwnerReference {
   return {
     apiVersion: ie.apiVersion ?? 'agent-install.openshift.io/v1beta1',
     kind: 'InfraEnv',

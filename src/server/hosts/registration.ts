@@ -24,6 +24,7 @@ import {
   registerHost,
   type SmEvent,
 } from '../../core/statemachine/index.ts';
+import { infraEnvOwner } from '../../records/agents/metadata.ts';
 import { currentSpecSyncError, projectAgentStatus } from '../../records/agents/project.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { ownerInfraEnvUid } from '../../records/hosts/access.ts';
@@ -40,13 +41,7 @@ import { type AgentCluster, type AgentHost, agentToHost } from '../../records/in
 import { crossNamespaceRefusal } from '../../records/references.ts';
 import { AGENT } from '../../records/resources.ts';
 import { clusterView } from '../../records/views.ts';
-import {
-  isAlreadyExists,
-  isConflict,
-  keyOf,
-  type OwnerReference,
-  updateStatus,
-} from '../../runtime/index.ts';
+import { isAlreadyExists, isConflict, keyOf, updateStatus } from '../../runtime/index.ts';
 import { fail, fromSmError, type Outcome, ok } from '../api/backend.ts';
 
 export interface RegistrationDeps {
@@ -71,15 +66,6 @@ export function inheritedNodeLabels(ie: InfraEnv): Record<string, string> {
   return out;
 }
 
-function owner(ie: InfraEnv): OwnerReference {
-  return {
-    apiVersion: ie.apiVersion ?? 'agent-install.openshift.io/v1beta1',
-    kind: 'InfraEnv',
-    name: ie.metadata.name ?? '',
-    uid: ie.metadata.uid ?? '',
-  };
-}
-
 /** Metadata and spec of the Agent of a host registering through `ie` (new or taken over). */
 export function agentSkeleton(
   ie: InfraEnv,
@@ -102,7 +88,7 @@ export function agentSkeleton(
       namespace: ie.metadata.namespace,
       labels: { ...(ie.spec.agentLabels ?? {}), [INFRAENV_LABEL]: ie.metadata.name ?? '' },
       annotations,
-      ownerReferences: [owner(ie)],
+      ownerReferences: [infraEnvOwner(ie)],
       finalizers: finalizers.includes(AGENT_FINALIZER) ? finalizers : [...finalizers, AGENT_FINALIZER],
     },
     spec: {
