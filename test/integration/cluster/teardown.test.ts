@@ -20,7 +20,7 @@ import {
   EVENT,
   INFRA_ENV,
 } from '../../../src/records/resources.ts';
-import { type KubeObject, keyOf } from '../../../src/runtime/index.ts';
+import { isConflict, type KubeObject, keyOf } from '../../../src/runtime/index.ts';
 import { eventually, uniqueName } from '../../harness/env.ts';
 import {
   type ClusterTestOperator,
@@ -136,15 +136,27 @@ describe('deleting the AgentClusterInstall', () => {
 
   it('cancels an installation in progress first', async () => {
     const { ns, name, cd } = await setup();
-    // Pretend the cluster is installing (what the reconciler would have written).
-    const aci = await op.client.get<AgentClusterInstall>(AGENT_CLUSTER_INSTALL, name, ns);
-    await op.client.replaceStatus(AGENT_CLUSTER_INSTALL, {
-      ...aci,
-      status: {
-        ...aci.status,
-        backend: { ...aci.status?.backend, state: 'installing', stateInfo: 'Installation in progress' },
+    // Pretend the cluster is installing (what the reconciler would have written). The operator may
+    // still be writing the ACI's status after setup: on a conflict, read it again and retry.
+    await eventually(
+      async () => {
+        const aci = await op.client.get<AgentClusterInstall>(AGENT_CLUSTER_INSTALL, name, ns);
+        try {
+          await op.client.replaceStatus(AGENT_CLUSTER_INSTALL, {
+            ...aci,
+            status: {
+              ...aci.status,
+              backend: { ...aci.status?.backend, state: 'installing', stateInfo: 'Installation in progress' },
+            },
+          } as AgentClusterInstall);
+          return true;
+        } catch (err) {
+          if (isConflict(err)) return undefined;
+          throw err;
+        }
       },
-    } as AgentClusterInstall);
+      { what: 'the ACI status set to installing' },
+    );
     await op.client.patch(AGENT_CLUSTER_INSTALL, name, ns, 'merge', {
       metadata: { finalizers: [AGENTCLUSTERINSTALL_FINALIZER, 'test.example.com/hold'] },
     });
