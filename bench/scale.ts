@@ -1,13 +1,18 @@
 // `make bench-scale`: the operator in-process on a real local kube-apiserver + etcd, M SNO clusters
 // (pull Secret, ClusterDeployment, AgentClusterInstall, InfraEnv) and N hosts played over the REST
-// API from this one process (no ISO, no per-host processes). Prints figures and writes a JSON report;
-// asserts nothing (targets are read off the output). Flags: --clusters, --hosts, --concurrency, --out,
-// --profile-wave FILE (CPU profile of the registration wave), --idle MINUTES (see idle()).
+// API by a worker thread of this process (bench/fleet-driver.ts; no ISO, no per-host processes).
+// Prints figures and writes a JSON report; targets are read off the output, and it exits non-zero
+// only when the run itself broke (a failed request, an Agent missing, a status change never seen).
+// Flags: --clusters, --hosts, --concurrency, --out, --profile-wave FILE (CPU profile of the
+// registration wave), --idle-hosts-seconds, --event-status-seconds, --installs-per-hour,
+// --events-per-install, --idle MINUTES (see idle()).
 //
 // Phases: the API server's own write ceiling (a plain create loop of small ConfigMaps), then a
-// registration wave (register only, until the operator is quiet), then an inventory wave (one
-// inventory reply and one next-steps poll per host, until quiet). API requests are counted by verb
-// and resource on the operator's own client. CPU and RSS are this process's: operator + driver.
+// registration wave (register only, until the operator is quiet), an inventory wave (one inventory
+// reply and one next-steps poll per host, until quiet), idle hosts (every host polls its next steps
+// every 10 s) and event → status (paced status-changing replies, timed to a watch on Agents). API
+// requests are counted by verb and resource on the operator's own client. Each phase reports the CPU
+// of the operator's thread, of the whole process (operator + driver), of kube-apiserver and of etcd.
 
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -17,7 +22,6 @@ import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { Agent as HttpAgent, request } from 'undici';
 import type { InfraEnv } from '../src/api/index.ts';
 import { ControlPlane } from '../src/dev/controlplane.ts';
 import { installCrds, projectCrdFiles } from '../src/dev/crds.ts';
@@ -34,6 +38,17 @@ import {
   SECRET,
 } from '../src/records/resources.ts';
 import { createLogger, KubeClient } from '../src/runtime/index.ts';
+import { type Failures, FleetDriver, pct, pool } from './fleet-driver.ts';
+
+/**
+ * Host events that change an SNO Agent's status in one install, counted from src/sim's flow:
+ * registration and the inventory (2), the installer's progress reports (Starting installation,
+ * Installing, Waiting for bootkube, Writing image to disk and its 5 percentage updates, Rebooting:
+ * 10), then the in-cluster controller's Joined and Done (2).
+ */
+const SNO_STATUS_EVENTS_PER_INSTALL = 14;
+/** How often an idle host asks for its next steps (the discovery agent's default and issue 16's driver). */
+const IDLE_POLL_SECONDS = 10;
 
 const { values: flags } = parseArgs({
   options: {
@@ -46,6 +61,10 @@ const { values: flags } = parseArgs({
     'idle-warmup': { type: 'string', default: '30' },
     'node-arg': { type: 'string', multiple: true, default: [] },
     'profile-wave': { type: 'string' },
+    'idle-hosts-seconds': { type: 'string', default: '60' },
+    'event-status-seconds': { type: 'string', default: '60' },
+    'installs-per-hour': { type: 'string', default: '500' },
+    'events-per-install': { type: 'string', default: String(SNO_STATUS_EVENTS_PER_INSTALL) },
   },
 });
 const CLUSTERS = Number(flags.clusters);
@@ -59,15 +78,11 @@ function line(name: string, value: string): void {
   console.log(`${name.padEnd(44)} ${value}`);
 }
 
-function pct(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
 /**
- * The event-loop delay an idle worker thread of this process sees. The operator's loop shares the
- * process with it: delay seen by both is the process not being scheduled (a loaded box, or a
- * stop-the-world GC), delay seen only on the main loop is the operator's own work.
+ * The event-loop delay an idle worker thread of this process sees. The operator's loop (the main
+ * thread; the driver is another worker) shares the process with it: delay seen by both is the
+ * process not being scheduled (a loaded box, or a stop-the-world GC), delay seen only on the main
+ * loop is the operator's own work.
  */
 function idleThreadDelay(): { stop(): Promise<{ p99: number; max: number }> } {
   const worker = new Worker(
@@ -107,15 +122,6 @@ async function startProfiler(): Promise<{ stop(file: string): Promise<void> }> {
       session.disconnect();
     },
   };
-}
-
-/** Runs `work(i)` for i in [0, n) with at most `limit` in flight. */
-async function pool(n: number, limit: number, work: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < n; i = next++) await work(i);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, n) }, worker));
 }
 
 /** Counts every request the client sends, by "VERB resource[/subresource]". */
@@ -236,47 +242,6 @@ async function createClusters(client: KubeClient): Promise<InfraEnv[]> {
   return ies;
 }
 
-function inventory(i: number): string {
-  const mac = `52:54:00:${((i >> 16) & 255).toString(16).padStart(2, '0')}:${((i >> 8) & 255).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`;
-  return JSON.stringify({
-    boot: { current_boot_mode: 'uefi' },
-    cpu: { architecture: 'x86_64', count: 8, flags: ['vmx'], frequency: 2400, model_name: 'Xeon' },
-    disks: [
-      {
-        by_path: '/dev/disk/by-path/pci-0000:00:04.0',
-        drive_type: 'SSD',
-        id: '/dev/disk/by-path/pci-0000:00:04.0',
-        installation_eligibility: { eligible: true, not_eligible_reasons: null },
-        name: 'vda',
-        path: '/dev/vda',
-        size_bytes: 214748364800,
-        serial: `disk-${i}`,
-      },
-    ],
-    hostname: `host-${i}`,
-    interfaces: [
-      {
-        flags: ['up'],
-        has_carrier: true,
-        ipv4_addresses: [`192.168.122.${10 + (i % 200)}/24`],
-        ipv6_addresses: [],
-        mac_address: mac,
-        mtu: 1500,
-        name: 'enp1s0',
-        speed_mbps: 1000,
-        type: 'physical',
-      },
-    ],
-    memory: { physical_bytes: 34359738368, usable_bytes: 33285996544 },
-    routes: [{ destination: '0.0.0.0', family: 2, gateway: '192.168.122.1', interface: 'enp1s0' }],
-    system_vendor: { manufacturer: 'Red Hat', product_name: 'KVM', virtual: true },
-  });
-}
-
-function hostId(i: number): string {
-  return `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
-}
-
 /** CPU seconds (user + system) and RSS bytes of another process, from /proc. */
 async function procUsage(pid: number): Promise<{ cpuSeconds: number; rss: number }> {
   const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
@@ -351,13 +316,232 @@ async function idle(minutes: number): Promise<void> {
   }
 }
 
+type Usage = Awaited<ReturnType<Awaited<ReturnType<typeof startMeter>>['stop']>>;
+
+/**
+ * Where the box's cores go during a phase: CPU seconds of the operator's thread (the main thread;
+ * the driver is a worker), of the whole process, of kube-apiserver and of etcd (from /proc), and the
+ * event-loop delay of the operator's thread and of an idle worker thread.
+ */
+async function startMeter(plane: ControlPlane) {
+  const { apiserver, etcd } = plane.pids;
+  const cpuOf = async (pid: number | undefined) => (pid ? (await procUsage(pid)).cpuSeconds : Number.NaN);
+  const [apiserver0, etcd0] = [await cpuOf(apiserver), await cpuOf(etcd)];
+  const thread0 = process.threadCpuUsage();
+  const process0 = process.cpuUsage();
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const idleThread = idleThreadDelay();
+  const t0 = performance.now();
+  const seconds = (u: { user: number; system: number }) => (u.user + u.system) / 1e6;
+  return {
+    async stop() {
+      const thread = process.threadCpuUsage(thread0);
+      const whole = process.cpuUsage(process0);
+      loop.disable();
+      const wallSeconds = (performance.now() - t0) / 1000;
+      const [apiserver1, etcd1] = [await cpuOf(apiserver), await cpuOf(etcd)];
+      return {
+        wallSeconds,
+        cpuSeconds: {
+          operatorThread: seconds(thread),
+          process: seconds(whole),
+          apiserver: apiserver1 - apiserver0,
+          etcd: etcd1 - etcd0,
+        },
+        eventLoopDelayMs: { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
+        idleThreadDelayMs: await idleThread.stop(),
+      };
+    },
+  };
+}
+
+function usageLines(phase: string, u: Usage): void {
+  const c = u.cpuSeconds;
+  line(
+    `CPU-s ${phase}: operator/process/apiserver/etcd`,
+    `${c.operatorThread.toFixed(2)} / ${c.process.toFixed(2)} / ${c.apiserver.toFixed(2)} / ${c.etcd.toFixed(2)} in ${u.wallSeconds.toFixed(1)} s`,
+  );
+  line(
+    `event-loop delay p99 / max (${phase})`,
+    `${u.eventLoopDelayMs.p99.toFixed(1)} / ${u.eventLoopDelayMs.max.toFixed(1)} ms operator thread, ` +
+      `${u.idleThreadDelayMs.p99.toFixed(1)} / ${u.idleThreadDelayMs.max.toFixed(1)} ms idle thread`,
+  );
+}
+
+function latencySummary(ms: number[]): { p50: number; p99: number; max: number; count: number } {
+  const sorted = [...ms].sort((a, b) => a - b);
+  return {
+    p50: pct(sorted, 50),
+    p99: pct(sorted, 99),
+    max: sorted.at(-1) ?? Number.NaN,
+    count: sorted.length,
+  };
+}
+
+function ms3(l: { p50: number; p99: number; max: number }, digits = 0): string {
+  return `${l.p50.toFixed(digits)} / ${l.p99.toFixed(digits)} / ${l.max.toFixed(digits)} ms`;
+}
+
+/** What every phase needs: the control plane, the in-process operator, its request counts, the driver. */
+interface Bench {
+  plane: ControlPlane;
+  counts: Map<string, number>;
+  driver: FleetDriver;
+  ceilingPerSec: number;
+  failures: Failures;
+}
+
+function addFailures(into: Failures, from: Failures): void {
+  for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
+}
+
+async function registrationWave(b: Bench) {
+  const before = new Map(b.counts);
+  const profiler = flags['profile-wave'] ? await startProfiler() : undefined;
+  const meter = await startMeter(b.plane);
+  const reg = await b.driver.register();
+  await quiet(b.counts);
+  const usage = await meter.stop();
+  if (profiler) await profiler.stop(flags['profile-wave']!);
+  addFailures(b.failures, reg.failures);
+  const requests = diff(b.counts, before);
+  const perSec = HOSTS / reg.seconds;
+  const writesPerReg = writesOf(new Map(Object.entries(requests))) / HOSTS;
+  const r = {
+    seconds: reg.seconds,
+    perSec,
+    latencyMs: latencySummary(reg.latenciesMs),
+    apiWritesPerHost: writesPerReg,
+    requests,
+    ceilingFraction: (perSec * writesPerReg) / b.ceilingPerSec,
+    ceilingBoundPerSec: b.ceilingPerSec / writesPerReg,
+    ...usage,
+  };
+  line('registrations', `${HOSTS} in ${r.seconds.toFixed(1)} s = ${perSec.toFixed(1)} /s`);
+  line('register latency p50 / p99 / max', ms3(r.latencyMs));
+  line('API writes per registration (until quiet)', writesPerReg.toFixed(2));
+  line('registration requests by verb', JSON.stringify(requests));
+  line(
+    'write rate as fraction of ceiling',
+    `${(r.ceilingFraction * 100).toFixed(0)} % (ceiling ÷ writes/host = ${r.ceilingBoundPerSec.toFixed(0)} hosts/s)`,
+  );
+  usageLines('registration', usage);
+  const c = usage.cpuSeconds;
+  line(
+    'CPU per registered host: operator / process',
+    `${((c.operatorThread / HOSTS) * 1000).toFixed(1)} / ${((c.process / HOSTS) * 1000).toFixed(1)} ms`,
+  );
+  return r;
+}
+
+/** One inventory reply and one next-steps poll per host, until quiet. */
+async function inventoryWave(b: Bench) {
+  const before = new Map(b.counts);
+  const meter = await startMeter(b.plane);
+  const inv = await b.driver.inventory();
+  await quiet(b.counts);
+  const usage = await meter.stop();
+  addFailures(b.failures, inv.failures);
+  const requests = diff(b.counts, before);
+  const r = {
+    seconds: inv.seconds,
+    apiWritesPerHost: writesOf(new Map(Object.entries(requests))) / HOSTS,
+    requests,
+    ...usage,
+  };
+  line('inventory wave', `${inv.seconds.toFixed(1)} s, ${r.apiWritesPerHost.toFixed(2)} writes/host`);
+  line('inventory requests by verb', JSON.stringify(requests));
+  usageLines('inventory', usage);
+  return r;
+}
+
+/** `--idle-hosts-seconds`: every host polls its next steps every 10 s; writes and CPU per idle host. */
+async function idleHosts(b: Bench) {
+  const seconds = Number(flags['idle-hosts-seconds']);
+  const before = new Map(b.counts);
+  const meter = await startMeter(b.plane);
+  const polls = await b.driver.idle(seconds, IDLE_POLL_SECONDS);
+  const usage = await meter.stop();
+  addFailures(b.failures, polls.failures);
+  const requests = diff(b.counts, before);
+  const writes = writesOf(new Map(Object.entries(requests)));
+  const perHostMinute = (cpu: number) => cpu / HOSTS / (usage.wallSeconds / 60);
+  const r = {
+    seconds: usage.wallSeconds,
+    polls: polls.polls,
+    pollLatencyMs: latencySummary(polls.latenciesMs),
+    apiWrites: writes,
+    apiWritesPerIdleHostPerHour: writes / HOSTS / (usage.wallSeconds / 3600),
+    requests,
+    cpuSecondsPerIdleHostPerMinute: {
+      operatorThread: perHostMinute(usage.cpuSeconds.operatorThread),
+      process: perHostMinute(usage.cpuSeconds.process),
+    },
+    ...usage,
+  };
+  line(
+    'idle hosts',
+    `${HOSTS} polling every ${IDLE_POLL_SECONDS} s for ${r.seconds.toFixed(0)} s, ${r.polls} polls`,
+  );
+  line('idle poll latency p50 / p99 / max', ms3(r.pollLatencyMs, 1));
+  line(
+    'API writes while idle',
+    `${writes} = ${r.apiWritesPerIdleHostPerHour.toFixed(2)} per idle host per hour`,
+  );
+  line(
+    'CPU-s per idle host per minute: operator / process',
+    `${r.cpuSecondsPerIdleHostPerMinute.operatorThread.toFixed(4)} / ${r.cpuSecondsPerIdleHostPerMinute.process.toFixed(4)}`,
+  );
+  usageLines('idle hosts', usage);
+  return r;
+}
+
+/**
+ * `--event-status-seconds`: status-changing host events (inventory replies with a new CPU clock) at
+ * `--installs-per-hour` × `--events-per-install` per hour; the driver times each from the reply's
+ * 2xx answer to the change on its own watch of Agents through the API server.
+ */
+async function eventStatus(b: Bench) {
+  const seconds = Number(flags['event-status-seconds']);
+  const installsPerHour = Number(flags['installs-per-hour']);
+  const eventsPerInstall = Number(flags['events-per-install']);
+  const perSecond = (installsPerHour * eventsPerInstall) / 3600;
+  const before = new Map(b.counts);
+  const meter = await startMeter(b.plane);
+  const ev = await b.driver.events(seconds, perSecond, 30);
+  const usage = await meter.stop();
+  addFailures(b.failures, ev.failures);
+  const requests = diff(b.counts, before);
+  const r = {
+    installsPerHour,
+    eventsPerInstall,
+    eventsPerSecond: perSecond,
+    seconds: ev.seconds,
+    sent: ev.sent,
+    skipped: ev.skipped,
+    latencyMs: latencySummary(ev.latenciesMs),
+    apiWritesPerEvent: writesOf(new Map(Object.entries(requests))) / Math.max(1, ev.sent),
+    requests,
+    ...usage,
+  };
+  line(
+    'event → status',
+    `${perSecond.toFixed(2)} events/s (${installsPerHour} installs/h × ${eventsPerInstall}) for ${ev.seconds.toFixed(0)} s: ${ev.sent} sent, ${r.latencyMs.count} seen, ${ev.skipped} skipped`,
+  );
+  line('event → status p50 / p99 / max', ms3(r.latencyMs));
+  line('API writes per event', `${r.apiWritesPerEvent.toFixed(2)} ${JSON.stringify(requests)}`);
+  usageLines('event → status', usage);
+  return r;
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   console.log(`bench-scale: ${CLUSTERS} SNO clusters, ${HOSTS} hosts, concurrency ${CONCURRENCY}`);
   const plane = await ControlPlane.start();
   const dataDir = await mkdtemp(join(tmpdir(), 'aio-bench-'));
-  const http = new HttpAgent({ connections: CONCURRENCY });
   const admin = new KubeClient({ kubeConfig: loadKubeConfig(plane.kubeconfigPath), qps: 0 });
+  let driver: FleetDriver | undefined;
   try {
     await installCrds(plane.kubeconfigPath, await projectCrdFiles());
     const ceilingPerSec = await ceiling(admin);
@@ -381,7 +565,6 @@ async function main(): Promise<void> {
     const op = await startOperator(config, { kubeConfig: loadKubeConfig(plane.kubeconfigPath), logger });
     op.done.catch((err) => logger.error({ err }, 'operator stopped'));
     const counts = countRequests(op.ctx.client);
-    const base = `http://127.0.0.1:${op.hostServer.port}/api/assisted-install`;
     while (!op.ctx.mgr.isReady()) await new Promise((r) => setTimeout(r, 50));
 
     const t0 = performance.now();
@@ -394,162 +577,84 @@ async function main(): Promise<void> {
     }
     await quiet(counts);
     line('clusters created and settled', `${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    const tokens = ies.map((ie) =>
-      op.hostServer.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' }),
-    );
-    const call = async (method: 'GET' | 'POST', path: string, i: number, body?: unknown) => {
-      const res = await request(`${base}${path}`, {
-        method,
-        dispatcher: http,
-        headers: {
-          accept: 'application/json',
-          'x-secret-key': tokens[i % CLUSTERS]!,
-          ...(body ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(body ? { body: `${JSON.stringify(body)}\n` } : {}),
-      });
-      await res.body.text();
-      return res.statusCode;
-    };
-    const iePath = (i: number) => `/v2/infra-envs/${ies[i % CLUSTERS]!.metadata.uid}/hosts`;
+    driver = new FleetDriver({
+      base: `http://127.0.0.1:${op.hostServer.port}/api/assisted-install`,
+      tokens: ies.map((ie) =>
+        op.hostServer.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' }),
+      ),
+      infraEnvIds: ies.map((ie) => ie.metadata.uid ?? ''),
+      hosts: HOSTS,
+      concurrency: CONCURRENCY,
+      agentImage: op.ctx.settings.agentImage,
+      kubeconfigPath: plane.kubeconfigPath,
+      namespace: NS,
+    });
+    const b: Bench = { plane, counts, driver, ceilingPerSec, failures: {} };
 
-    // Registration wave.
-    const loop = monitorEventLoopDelay({ resolution: 10 });
     let peakRss = process.memoryUsage().rss;
     const rssTimer = setInterval(() => {
       peakRss = Math.max(peakRss, process.memoryUsage().rss);
     }, 100);
-    const before = new Map(counts);
-    const cpu0 = process.cpuUsage();
-    const latencies: number[] = [];
-    const failures: Record<string, number> = {};
-    const profiler = flags['profile-wave'] ? await startProfiler() : undefined;
-    loop.enable();
-    const idleThread = idleThreadDelay();
-    const r0 = performance.now();
-    await pool(HOSTS, CONCURRENCY, async (i) => {
-      const s = performance.now();
-      const status = await call('POST', iePath(i), i, {
-        host_id: hostId(i),
-        discovery_agent_version: op.ctx.settings.agentImage,
-      });
-      latencies.push(performance.now() - s);
-      if (status !== 201) failures[`register ${status}`] = (failures[`register ${status}`] ?? 0) + 1;
-    });
-    const registerSeconds = (performance.now() - r0) / 1000;
-    await quiet(counts);
-    loop.disable();
-    if (profiler) await profiler.stop(flags['profile-wave']!);
-    const threadDelay = await idleThread.stop();
-    const cpu1 = process.cpuUsage(cpu0);
-    const regCounts = diff(counts, before);
-    const regWrites = writesOf(new Map(Object.entries(regCounts)));
-
-    // Inventory wave: one inventory reply and one next-steps poll per host.
-    const before2 = new Map(counts);
-    const cpu2 = process.cpuUsage();
-    const i0 = performance.now();
-    await pool(HOSTS, CONCURRENCY, async (i) => {
-      const reply = await call('POST', `${iePath(i)}/${hostId(i)}/instructions`, i, {
-        step_type: 'inventory',
-        step_id: 'inventory-00000001',
-        output: inventory(i),
-      });
-      if (reply !== 204) failures[`inventory ${reply}`] = (failures[`inventory ${reply}`] ?? 0) + 1;
-      const poll = await call('GET', `${iePath(i)}/${hostId(i)}/instructions`, i);
-      if (poll !== 200) failures[`poll ${poll}`] = (failures[`poll ${poll}`] ?? 0) + 1;
-    });
-    const inventorySeconds = (performance.now() - i0) / 1000;
-    await quiet(counts);
-    const cpu3 = process.cpuUsage(cpu2);
-    const invCounts = diff(counts, before2);
-    const invWrites = writesOf(new Map(Object.entries(invCounts)));
+    const registration = await registrationWave(b);
+    const inventory = await inventoryWave(b);
+    const idleHostsReport = await idleHosts(b);
+    const eventToStatus = await eventStatus(b);
     clearInterval(rssTimer);
     const agents = op.ctx.informers.agents.store.list().length;
+    if (agents !== HOSTS) b.failures[`Agents in cache ${agents}, not ${HOSTS}`] = 1;
+    line('peak RSS (operator + driver)', `${(peakRss / 1024 / 1024).toFixed(0)} MiB`);
+    line('Agents in cache / failures', `${agents} / ${JSON.stringify(b.failures)}`);
 
-    latencies.sort((a, b) => a - b);
-    const perSec = HOSTS / registerSeconds;
-    const writesPerReg = regWrites / HOSTS;
     const report = {
       clusters: CLUSTERS,
       hosts: HOSTS,
       concurrency: CONCURRENCY,
       node: process.version,
       apiServerWriteCeilingPerSec: Math.round(ceilingPerSec),
-      registration: {
-        seconds: registerSeconds,
-        perSec,
-        latencyMs: { p50: pct(latencies, 50), p99: pct(latencies, 99), max: latencies.at(-1) },
-        apiWritesPerHost: writesPerReg,
-        requests: regCounts,
-        ceilingFraction: (perSec * writesPerReg) / ceilingPerSec,
-        ceilingBoundPerSec: ceilingPerSec / writesPerReg,
-        cpuSeconds: (cpu1.user + cpu1.system) / 1e6,
-        eventLoopDelayMs: { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
-        idleThreadDelayMs: threadDelay,
-      },
-      inventory: {
-        seconds: inventorySeconds,
-        apiWritesPerHost: invWrites / HOSTS,
-        requests: invCounts,
-        cpuSeconds: (cpu3.user + cpu3.system) / 1e6,
-      },
+      registration,
+      inventory,
+      idleHosts: idleHostsReport,
+      eventToStatus,
       peakRssMiB: peakRss / 1024 / 1024,
       agentsInCache: agents,
-      failures,
+      failures: b.failures,
       totalSeconds: (Date.now() - started) / 1000,
     };
-    const r = report.registration;
-    line('registrations', `${HOSTS} in ${r.seconds.toFixed(1)} s = ${perSec.toFixed(1)} /s`);
-    line(
-      'register latency p50 / p99 / max',
-      `${r.latencyMs.p50.toFixed(0)} / ${r.latencyMs.p99.toFixed(0)} / ${r.latencyMs.max?.toFixed(0)} ms`,
-    );
-    line('API writes per registration (until quiet)', writesPerReg.toFixed(2));
-    line('registration requests by verb', JSON.stringify(regCounts));
-    line(
-      'write rate as fraction of ceiling',
-      `${(r.ceilingFraction * 100).toFixed(0)} % (ceiling ÷ writes/host = ${r.ceilingBoundPerSec.toFixed(0)} hosts/s)`,
-    );
-    line(
-      'CPU during registration (operator+driver)',
-      `${r.cpuSeconds.toFixed(2)} s (${((r.cpuSeconds / HOSTS) * 1000).toFixed(1)} ms/host)`,
-    );
-    line(
-      'event-loop delay p99 / max (registration)',
-      `${r.eventLoopDelayMs.p99.toFixed(1)} / ${r.eventLoopDelayMs.max.toFixed(1)} ms`,
-    );
-    line(
-      'idle worker thread delay p99 / max (same)',
-      `${r.idleThreadDelayMs.p99.toFixed(1)} / ${r.idleThreadDelayMs.max.toFixed(1)} ms (process not scheduled)`,
-    );
-    line(
-      'inventory wave',
-      `${inventorySeconds.toFixed(1)} s, ${report.inventory.apiWritesPerHost.toFixed(2)} writes/host, CPU ${report.inventory.cpuSeconds.toFixed(2)} s`,
-    );
-    line('inventory requests by verb', JSON.stringify(invCounts));
-    line('peak RSS (operator+driver)', `${report.peakRssMiB.toFixed(0)} MiB`);
-    line('Agents in cache / failures', `${agents} / ${JSON.stringify(failures)}`);
+    await driver.stop();
+    driver = undefined;
     await op.stop();
-    // A restart with the whole fleet in place: how long until the caches have synced.
-    const s0 = performance.now();
-    const again = await startOperator(config, { kubeConfig: loadKubeConfig(plane.kubeconfigPath), logger });
-    while (!again.ctx.mgr.isReady()) await new Promise((r) => setTimeout(r, 50));
-    const startupSeconds = (performance.now() - s0) / 1000;
-    await again.stop();
-    line('operator start-up to ready (fleet in place)', `${startupSeconds.toFixed(1)} s`);
+    const startupSeconds = await startupWithFleet(plane, config, logger);
     await mkdir(dirname(flags.out!), { recursive: true });
     await writeFile(
       flags.out!,
       `${JSON.stringify({ ...report, startupToReadySeconds: startupSeconds }, null, 2)}\n`,
     );
     console.log(`report written to ${flags.out}`);
+    if (Object.keys(b.failures).length > 0) {
+      console.error(`bench-scale: the run broke: ${JSON.stringify(b.failures)}`);
+      process.exitCode = 1;
+    }
   } finally {
-    await http.close();
+    await driver?.stop();
     await admin.close();
     await plane.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** A restart with the whole fleet in place: how long until the caches have synced. */
+async function startupWithFleet(
+  plane: ControlPlane,
+  config: ReturnType<typeof loadOperatorConfig>,
+  logger: ReturnType<typeof createLogger>,
+): Promise<number> {
+  const s0 = performance.now();
+  const again = await startOperator(config, { kubeConfig: loadKubeConfig(plane.kubeconfigPath), logger });
+  while (!again.ctx.mgr.isReady()) await new Promise((r) => setTimeout(r, 50));
+  const startupSeconds = (performance.now() - s0) / 1000;
+  await again.stop();
+  line('operator start-up to ready (fleet in place)', `${startupSeconds.toFixed(1)} s`);
+  return startupSeconds;
 }
 
 if (flags.idle) await idle(Number(flags.idle));

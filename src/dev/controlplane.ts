@@ -141,6 +141,11 @@ export class ControlPlane {
     return cp;
   }
 
+  /** Process ids of the running etcd and kube-apiserver (benchmarks read their CPU from /proc). */
+  get pids(): { etcd?: number; apiserver?: number } {
+    return { etcd: this.etcd.child?.pid, apiserver: this.apiserver.child?.pid };
+  }
+
   private certPath(name: string): string {
     return join(this.dir, 'certs', name);
   }

@@ -1,0 +1,384 @@
+// The fleet driver of `make bench-scale`: N hosts played over the REST API from a worker thread, so
+// the operator's main thread (its event-loop delay, its thread CPU) carries none of the driver's
+// work. The main thread holds a FleetDriver; the worker runs this same file with `workerData.fleet`
+// set and answers one phase command at a time with latencies and status counts.
+
+import { performance } from 'node:perf_hooks';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { Agent as HttpAgent, request } from 'undici';
+import type { Agent } from '../src/api/index.ts';
+import { AGENT } from '../src/records/resources.ts';
+import { KubeClient, loadKubeConfig } from '../src/runtime/index.ts';
+
+export interface FleetInit {
+  /** `http://host:port/api/assisted-install` */
+  base: string;
+  /** One host token per InfraEnv; host i uses InfraEnv i % infraEnvIds.length. */
+  tokens: string[];
+  infraEnvIds: string[];
+  hosts: number;
+  concurrency: number;
+  agentImage: string;
+  /** Admin kubeconfig: the event → status phase watches Agents through the API server. */
+  kubeconfigPath: string;
+  namespace: string;
+}
+
+export type Failures = Record<string, number>;
+
+export interface RegisterResult {
+  seconds: number;
+  latenciesMs: number[];
+  failures: Failures;
+}
+
+export interface InventoryResult {
+  seconds: number;
+  failures: Failures;
+}
+
+export interface IdleResult {
+  seconds: number;
+  polls: number;
+  latenciesMs: number[];
+  failures: Failures;
+}
+
+export interface EventStatusResult {
+  seconds: number;
+  sent: number;
+  /** Slots left out because their host's previous change was not seen yet (too few hosts for the rate). */
+  skipped: number;
+  /** Reply 2xx → the change seen on a watch of Agents, one entry per event seen in time. */
+  latenciesMs: number[];
+  failures: Failures;
+}
+
+type Command =
+  | { cmd: 'register' }
+  | { cmd: 'inventory' }
+  | { cmd: 'idle'; seconds: number; intervalSeconds: number }
+  | { cmd: 'events'; seconds: number; perSecond: number; settleSeconds: number };
+
+/** Runs `work(i)` for i in [0, n) with at most `limit` in flight. */
+export async function pool(n: number, limit: number, work: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < n; i = next++) await work(i);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, n) }, worker));
+}
+
+export function pct(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export function hostId(i: number): string {
+  return `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
+}
+
+/** The main thread's handle on the driver worker. */
+export class FleetDriver {
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  private nextId = 0;
+
+  constructor(init: FleetInit) {
+    this.worker = new Worker(new URL(import.meta.url), { workerData: { fleet: init } });
+    this.worker.on('message', (m: { id: number; result?: unknown; error?: string }) => {
+      const w = this.waiting.get(m.id);
+      this.waiting.delete(m.id);
+      if (m.error !== undefined) w?.reject(new Error(`fleet driver: ${m.error}`));
+      else w?.resolve(m.result);
+    });
+    const failAll = (err: Error) => {
+      for (const w of this.waiting.values()) w.reject(err);
+      this.waiting.clear();
+    };
+    this.worker.on('error', failAll);
+    this.worker.on('exit', (code) => failAll(new Error(`fleet driver exited ${code}`)));
+  }
+
+  private send<T>(command: Command): Promise<T> {
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.worker.postMessage({ id, ...command });
+    });
+  }
+
+  register(): Promise<RegisterResult> {
+    return this.send({ cmd: 'register' });
+  }
+
+  inventory(): Promise<InventoryResult> {
+    return this.send({ cmd: 'inventory' });
+  }
+
+  idle(seconds: number, intervalSeconds: number): Promise<IdleResult> {
+    return this.send({ cmd: 'idle', seconds, intervalSeconds });
+  }
+
+  events(seconds: number, perSecond: number, settleSeconds: number): Promise<EventStatusResult> {
+    return this.send({ cmd: 'events', seconds, perSecond, settleSeconds });
+  }
+
+  async stop(): Promise<void> {
+    await this.worker.terminate();
+  }
+}
+
+function inventory(i: number, cpuMhz = 2400): string {
+  const mac = `52:54:00:${((i >> 16) & 255).toString(16).padStart(2, '0')}:${((i >> 8) & 255).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`;
+  return JSON.stringify({
+    boot: { current_boot_mode: 'uefi' },
+    cpu: { architecture: 'x86_64', count: 8, flags: ['vmx'], frequency: cpuMhz, model_name: 'Xeon' },
+    disks: [
+      {
+        by_path: '/dev/disk/by-path/pci-0000:00:04.0',
+        drive_type: 'SSD',
+        id: '/dev/disk/by-path/pci-0000:00:04.0',
+        installation_eligibility: { eligible: true, not_eligible_reasons: null },
+        name: 'vda',
+        path: '/dev/vda',
+        size_bytes: 214748364800,
+        serial: `disk-${i}`,
+      },
+    ],
+    hostname: `host-${i}`,
+    interfaces: [
+      {
+        flags: ['up'],
+        has_carrier: true,
+        ipv4_addresses: [`192.168.122.${10 + (i % 200)}/24`],
+        ipv6_addresses: [],
+        mac_address: mac,
+        mtu: 1500,
+        name: 'enp1s0',
+        speed_mbps: 1000,
+        type: 'physical',
+      },
+    ],
+    memory: { physical_bytes: 34359738368, usable_bytes: 33285996544 },
+    routes: [{ destination: '0.0.0.0', family: 2, gateway: '192.168.122.1', interface: 'enp1s0' }],
+    system_vendor: { manufacturer: 'Red Hat', product_name: 'KVM', virtual: true },
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+/** The worker side: plays the hosts. */
+class Fleet {
+  private readonly init: FleetInit;
+  private readonly http: HttpAgent;
+
+  constructor(init: FleetInit) {
+    this.init = init;
+    this.http = new HttpAgent({ connections: init.concurrency });
+  }
+
+  private async call(method: 'GET' | 'POST', path: string, i: number, body?: unknown): Promise<number> {
+    const { tokens } = this.init;
+    const res = await request(`${this.init.base}${path}`, {
+      method,
+      dispatcher: this.http,
+      headers: {
+        accept: 'application/json',
+        'x-secret-key': tokens[i % tokens.length]!,
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body ? { body: `${JSON.stringify(body)}\n` } : {}),
+    });
+    await res.body.text();
+    return res.statusCode;
+  }
+
+  private hostPath(i: number): string {
+    const ids = this.init.infraEnvIds;
+    return `/v2/infra-envs/${ids[i % ids.length]}/hosts`;
+  }
+
+  private reply(i: number, cpuMhz?: number): Promise<number> {
+    return this.call('POST', `${this.hostPath(i)}/${hostId(i)}/instructions`, i, {
+      step_type: 'inventory',
+      step_id: `inventory-${(cpuMhz ?? 0).toString(16).padStart(8, '0')}`,
+      output: inventory(i, cpuMhz),
+    });
+  }
+
+  private poll(i: number): Promise<number> {
+    return this.call('GET', `${this.hostPath(i)}/${hostId(i)}/instructions`, i);
+  }
+
+  async register(): Promise<RegisterResult> {
+    const latenciesMs: number[] = [];
+    const failures: Failures = {};
+    const t0 = performance.now();
+    await pool(this.init.hosts, this.init.concurrency, async (i) => {
+      const s = performance.now();
+      const status = await this.call('POST', this.hostPath(i), i, {
+        host_id: hostId(i),
+        discovery_agent_version: this.init.agentImage,
+      });
+      latenciesMs.push(performance.now() - s);
+      if (status !== 201) count(failures, `register ${status}`);
+    });
+    return { seconds: (performance.now() - t0) / 1000, latenciesMs, failures };
+  }
+
+  /** One inventory reply and one next-steps poll per host. */
+  async inventory(): Promise<InventoryResult> {
+    const failures: Failures = {};
+    const t0 = performance.now();
+    await pool(this.init.hosts, this.init.concurrency, async (i) => {
+      const reply = await this.reply(i);
+      if (reply !== 204) count(failures, `inventory ${reply}`);
+      const poll = await this.poll(i);
+      if (poll !== 200) count(failures, `poll ${poll}`);
+    });
+    return { seconds: (performance.now() - t0) / 1000, failures };
+  }
+
+  /** Every host polls its next steps every `intervalSeconds`, start times spread over one interval. */
+  async idle(seconds: number, intervalSeconds: number): Promise<IdleResult> {
+    const latenciesMs: number[] = [];
+    const failures: Failures = {};
+    const { hosts } = this.init;
+    const intervalMs = intervalSeconds * 1000;
+    const t0 = performance.now();
+    const end = t0 + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: hosts }, async (_, i) => {
+        for (let at = t0 + (i / hosts) * intervalMs; at < end; at += intervalMs) {
+          await sleep(at - performance.now());
+          const s = performance.now();
+          const status = await this.poll(i);
+          latenciesMs.push(performance.now() - s);
+          if (status !== 200) count(failures, `idle poll ${status}`);
+        }
+      }),
+    );
+    return { seconds: (performance.now() - t0) / 1000, polls: latenciesMs.length, latenciesMs, failures };
+  }
+
+  /**
+   * `perSecond` inventory replies whose CPU clock differs from the Agent's, round-robin over the
+   * hosts, for `seconds`; each is timed from its 2xx answer to the first Agent watch event showing
+   * the new clock in status.inventory. Events not seen within `settleSeconds` after the window count
+   * as failures.
+   */
+  async events(seconds: number, perSecond: number, settleSeconds: number): Promise<EventStatusResult> {
+    const { hosts, namespace } = this.init;
+    const admin = new KubeClient({ kubeConfig: loadKubeConfig(this.init.kubeconfigPath), qps: 0 });
+    const failures: Failures = {};
+    const latenciesMs: number[] = [];
+    const pending = new Map<string, { mhz: number; answeredAt?: number; seenAt?: number }>();
+    const settle = (name: string) => {
+      const p = pending.get(name);
+      if (p?.answeredAt === undefined || p.seenAt === undefined) return;
+      latenciesMs.push(Math.max(0, p.seenAt - p.answeredAt));
+      pending.delete(name);
+    };
+    const list = await admin.list<Agent>(AGENT, { namespace });
+    const stop = new AbortController();
+    const watching = watchAgents(admin, namespace, list.metadata.resourceVersion ?? '', stop.signal, (a) => {
+      const name = a.metadata.name ?? '';
+      const p = pending.get(name);
+      if (!p || p.seenAt !== undefined || a.status?.inventory?.cpu?.clockMegahertz !== p.mhz) return;
+      p.seenAt = performance.now();
+      settle(name);
+    });
+    const t0 = performance.now();
+    const sends: Promise<void>[] = [];
+    let sent = 0;
+    let skipped = 0;
+    for (let k = 0, i = 0; k < Math.floor(seconds * perSecond); k++, i = (i + 1) % hosts) {
+      await sleep(t0 + (k * 1000) / perSecond - performance.now());
+      const name = hostId(i);
+      if (pending.has(name)) {
+        skipped++;
+        continue;
+      }
+      const mhz = 2401 + k;
+      pending.set(name, { mhz });
+      sent++;
+      sends.push(
+        this.reply(i, mhz).then((status) => {
+          if (status !== 204) {
+            count(failures, `event reply ${status}`);
+            pending.delete(name);
+            return;
+          }
+          pending.get(name)!.answeredAt = performance.now();
+          settle(name);
+        }),
+      );
+    }
+    await Promise.all(sends);
+    const windowSeconds = (performance.now() - t0) / 1000;
+    const deadline = performance.now() + settleSeconds * 1000;
+    while (pending.size > 0 && performance.now() < deadline) await sleep(50);
+    if (pending.size > 0) count(failures, 'event not seen in Agent status', pending.size);
+    stop.abort();
+    await watching.catch(() => undefined);
+    await admin.close();
+    return { seconds: windowSeconds, sent, skipped, latenciesMs, failures };
+  }
+}
+
+/** Feeds every Agent the API server sends on a watch to `seen`, resuming after server timeouts. */
+async function watchAgents(
+  client: KubeClient,
+  namespace: string,
+  fromVersion: string,
+  signal: AbortSignal,
+  seen: (a: Agent) => void,
+): Promise<void> {
+  let resourceVersion = fromVersion;
+  while (!signal.aborted) {
+    const events = client.watch<Agent>(AGENT, {
+      namespace,
+      resourceVersion,
+      timeoutSeconds: 300,
+      idleTimeoutMs: 330_000,
+      signal,
+    });
+    for await (const ev of events) {
+      if (ev.type === 'ERROR') throw new Error(`Agent watch: ${JSON.stringify(ev.object)}`);
+      const a = ev.object as Agent;
+      resourceVersion = a.metadata.resourceVersion ?? resourceVersion;
+      if (ev.type !== 'BOOKMARK') seen(a);
+    }
+  }
+}
+
+function count(failures: Failures, key: string, n = 1): void {
+  failures[key] = (failures[key] ?? 0) + n;
+}
+
+async function serve(init: FleetInit): Promise<void> {
+  const fleet = new Fleet(init);
+  parentPort!.on('message', (m: Command & { id: number }) => {
+    const run = (): Promise<unknown> => {
+      switch (m.cmd) {
+        case 'register':
+          return fleet.register();
+        case 'inventory':
+          return fleet.inventory();
+        case 'idle':
+          return fleet.idle(m.seconds, m.intervalSeconds);
+        case 'events':
+          return fleet.events(m.seconds, m.perSecond, m.settleSeconds);
+      }
+    };
+    run().then(
+      (result) => parentPort!.postMessage({ id: m.id, result }),
+      (err: Error) => parentPort!.postMessage({ id: m.id, error: err.stack ?? String(err) }),
+    );
+  });
+}
+
+if (!isMainThread && (workerData as { fleet?: FleetInit } | undefined)?.fleet) {
+  await serve((workerData as { fleet: FleetInit }).fleet);
+}
