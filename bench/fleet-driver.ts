@@ -124,6 +124,11 @@ export class FleetDriver {
     return this.send({ cmd: 'events', seconds, perSecond, settleSeconds });
   }
 
+  /** The driver thread's V8 heap (committed), part of the process's RSS. */
+  async heapBytes(): Promise<number> {
+    return (await this.worker.getHeapStatistics()).total_heap_size;
+  }
+
   async stop(): Promise<void> {
     await this.worker.terminate();
   }

@@ -463,6 +463,8 @@ async function idleHosts(b: Bench) {
   const meter = await startMeter(b.plane);
   const polls = await b.driver.idle(seconds, IDLE_POLL_SECONDS);
   const usage = await meter.stop();
+  const steadyRssMiB = process.memoryUsage().rss / 1024 / 1024;
+  const driverHeapMiB = (await b.driver.heapBytes()) / 1024 / 1024;
   addFailures(b.failures, polls.failures);
   const requests = diff(b.counts, before);
   const writes = writesOf(new Map(Object.entries(requests)));
@@ -478,6 +480,8 @@ async function idleHosts(b: Bench) {
       operatorThread: perHostMinute(usage.cpuSeconds.operatorThread),
       process: perHostMinute(usage.cpuSeconds.process),
     },
+    steadyRssMiB,
+    driverHeapMiB,
     ...usage,
   };
   line(
@@ -494,6 +498,10 @@ async function idleHosts(b: Bench) {
     `${r.cpuSecondsPerIdleHostPerMinute.operatorThread.toFixed(4)} / ${r.cpuSecondsPerIdleHostPerMinute.process.toFixed(4)}`,
   );
   usageLines('idle hosts', usage);
+  line(
+    'steady RSS (end of idle window)',
+    `${steadyRssMiB.toFixed(0)} MiB, of which the driver thread's heap ${driverHeapMiB.toFixed(0)} MiB`,
+  );
   return r;
 }
 
@@ -513,6 +521,7 @@ async function eventStatus(b: Bench) {
   const usage = await meter.stop();
   addFailures(b.failures, ev.failures);
   const requests = diff(b.counts, before);
+  const writesPerEvent = writesOf(new Map(Object.entries(requests))) / Math.max(1, ev.sent);
   const r = {
     installsPerHour,
     eventsPerInstall,
@@ -521,7 +530,8 @@ async function eventStatus(b: Bench) {
     sent: ev.sent,
     skipped: ev.skipped,
     latencyMs: latencySummary(ev.latenciesMs),
-    apiWritesPerEvent: writesOf(new Map(Object.entries(requests))) / Math.max(1, ev.sent),
+    apiWritesPerEvent: writesPerEvent,
+    ceilingFraction: (perSecond * writesPerEvent) / b.ceilingPerSec,
     requests,
     ...usage,
   };
@@ -530,7 +540,10 @@ async function eventStatus(b: Bench) {
     `${perSecond.toFixed(2)} events/s (${installsPerHour} installs/h × ${eventsPerInstall}) for ${ev.seconds.toFixed(0)} s: ${ev.sent} sent, ${r.latencyMs.count} seen, ${ev.skipped} skipped`,
   );
   line('event → status p50 / p99 / max', ms3(r.latencyMs));
-  line('API writes per event', `${r.apiWritesPerEvent.toFixed(2)} ${JSON.stringify(requests)}`);
+  line(
+    'API writes per event',
+    `${writesPerEvent.toFixed(2)} (${(r.ceilingFraction * 100).toFixed(1)} % of ceiling) ${JSON.stringify(requests)}`,
+  );
   usageLines('event → status', usage);
   return r;
 }
