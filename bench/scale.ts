@@ -133,7 +133,8 @@ function countRequests(client: KubeClient): Map<string, number> {
     const parts = path.split('?')[0]!.split('/');
     const ns = parts.indexOf('namespaces');
     const rest = ns >= 0 ? parts.slice(ns + 2) : parts.slice(parts[1] === 'api' ? 3 : 4);
-    const key = `${method} ${[rest[0], rest[2]].filter(Boolean).join('/')}`;
+    // A path naming no resource (a namespace read, /readyz) is counted under itself.
+    const key = `${method} ${[rest[0], rest[2]].filter(Boolean).join('/') || path.split('?')[0]}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
     return send(method, path, opts);
   };
