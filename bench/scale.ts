@@ -22,12 +22,13 @@ import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import type { InfraEnv } from '../src/api/index.ts';
+import type { Agent, AgentClusterInstall, InfraEnv } from '../src/api/index.ts';
 import { ControlPlane } from '../src/dev/controlplane.ts';
 import { installCrds, projectCrdFiles } from '../src/dev/crds.ts';
 import { freePort } from '../src/dev/ports.ts';
 import { loadKubeConfig, startOperator } from '../src/operator/main.ts';
 import { loadOperatorConfig } from '../src/records/config.ts';
+import type { OperatorContext } from '../src/records/context.ts';
 import {
   AGENT_CLUSTER_INSTALL,
   CLUSTER_DEPLOYMENT,
@@ -39,6 +40,7 @@ import {
 } from '../src/records/resources.ts';
 import { createLogger, KubeClient } from '../src/runtime/index.ts';
 import { type Failures, FleetDriver, pct, pool } from './fleet-driver.ts';
+import { measureWritesCeiling } from './writes-ceiling.ts';
 
 /**
  * Host events that change an SNO Agent's status in one install, counted from src/sim's flow:
@@ -610,6 +612,7 @@ async function main(): Promise<void> {
       peakRss = Math.max(peakRss, process.memoryUsage().rss);
     }, 100);
     const registration = await registrationWave(b);
+    const afterWave = snapshotAfterWave(op.ctx);
     const inventory = await inventoryWave(b);
     const idleHostsReport = await idleHosts(b);
     const eventToStatus = await eventStatus(b);
@@ -637,11 +640,12 @@ async function main(): Promise<void> {
     await driver.stop();
     driver = undefined;
     await op.stop();
+    const sameWrites = await sameWritesCeiling(admin, afterWave, registration.perSec);
     const startupSeconds = await startupWithFleet(plane, config, logger);
     await mkdir(dirname(flags.out!), { recursive: true });
     await writeFile(
       flags.out!,
-      `${JSON.stringify({ ...report, startupToReadySeconds: startupSeconds }, null, 2)}\n`,
+      `${JSON.stringify({ ...report, sameWritesCeiling: sameWrites, startupToReadySeconds: startupSeconds }, null, 2)}\n`,
     );
     console.log(`report written to ${flags.out}`);
     if (Object.keys(b.failures).length > 0) {
@@ -654,6 +658,38 @@ async function main(): Promise<void> {
     await plane.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The Agents and AgentClusterInstalls as the registration wave left them. */
+function snapshotAfterWave(ctx: OperatorContext): {
+  agents: Agent[];
+  acis: Map<string, AgentClusterInstall>;
+} {
+  const acis = ctx.informers.agentClusterInstalls.store.list();
+  return {
+    agents: ctx.informers.agents.store.list(),
+    acis: new Map(acis.map((a) => [a.metadata.name ?? '', a])),
+  };
+}
+
+/**
+ * The registration wave's writes again, with the operator stopped (bench/writes-ceiling.ts): how
+ * fast the API server takes these writes, and the registration rate as a share of that.
+ */
+async function sameWritesCeiling(
+  admin: KubeClient,
+  wave: ReturnType<typeof snapshotAfterWave>,
+  registrationsPerSec: number,
+) {
+  const aciOf = (a: Agent) => wave.acis.get(a.spec.clusterDeploymentName?.name ?? '');
+  const wc = await measureWritesCeiling(admin, wave.agents, aciOf, CONCURRENCY);
+  const share = registrationsPerSec / wc.registrationsPerSec;
+  line(
+    'same writes, operator stopped',
+    `${wc.registrationsPerSec.toFixed(1)} registrations/s (${wc.writesPerSec.toFixed(0)} writes/s), Agent create + status p50 / p99 ${wc.latencyMs.p50.toFixed(0)} / ${wc.latencyMs.p99.toFixed(0)} ms`,
+  );
+  line('registration rate ÷ same-writes rate', `${(share * 100).toFixed(0)} %`);
+  return { ...wc, registrationShare: share };
 }
 
 /** A restart with the whole fleet in place: how long until the caches have synced. */
