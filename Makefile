@@ -80,11 +80,11 @@ bench-abuse: setup
 	node bench/abuse.ts
 
 ## bench-scale: operator on a local control plane, M SNO clusters and N REST-played hosts (ARGS='--clusters 1000 --hosts 1000')
-bench-scale: setup controlplane
+bench-scale: setup system-deps controlplane
 	npm run bench:scale -- $(ARGS)
 
 ## bench-scale-smoke: bench-scale at 100 clusters with 15 s idle and event windows (CI; fails only if the run breaks)
-bench-scale-smoke: setup controlplane
+bench-scale-smoke: setup system-deps controlplane
 	npm run bench:scale -- --idle-hosts-seconds 15 --event-status-seconds 15
 
 ## ci: everything CI runs (see .ci/run)

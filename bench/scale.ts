@@ -5,7 +5,8 @@
 // only when the run itself broke (a failed request, an Agent missing, a status change never seen).
 // Flags: --clusters, --hosts, --concurrency, --out, --profile-wave FILE (CPU profile of the
 // registration wave), --idle-hosts-seconds, --event-status-seconds, --installs-per-hour,
-// --events-per-install, --idle MINUTES (see idle()).
+// --events-per-install, --iso-mib (base ISO size of the ISO download phase, bench/iso-throughput.ts;
+// 0 skips it), --idle MINUTES (see idle()).
 //
 // Phases: the API server's own write ceiling (a plain create loop of small ConfigMaps), then a
 // registration wave (register only, until the operator is quiet), an inventory wave (one inventory
@@ -40,6 +41,7 @@ import {
 } from '../src/records/resources.ts';
 import { createLogger, KubeClient } from '../src/runtime/index.ts';
 import { type Failures, FleetDriver, pct, pool } from './fleet-driver.ts';
+import { measureIsoThroughput } from './iso-throughput.ts';
 import { measureWritesCeiling } from './writes-ceiling.ts';
 
 /**
@@ -67,6 +69,7 @@ const { values: flags } = parseArgs({
     'event-status-seconds': { type: 'string', default: '60' },
     'installs-per-hour': { type: 'string', default: '500' },
     'events-per-install': { type: 'string', default: String(SNO_STATUS_EVENTS_PER_INSTALL) },
+    'iso-mib': { type: 'string' },
   },
 });
 const CLUSTERS = Number(flags.clusters);
@@ -641,11 +644,15 @@ async function main(): Promise<void> {
     driver = undefined;
     await op.stop();
     const sameWrites = await sameWritesCeiling(admin, afterWave, registration.perSec);
-    const startupSeconds = await startupWithFleet(plane, config, logger);
+    const isoMiB = Number(flags['iso-mib'] ?? (CLUSTERS >= 1000 ? 256 : 64));
+    let iso: Awaited<ReturnType<typeof measureIsoThroughput>> | undefined;
+    const startupSeconds = await startupWithFleet(plane, config, logger, async (ctx) => {
+      if (isoMiB > 0) iso = await measureIsoThroughput({ admin, ctx, namespace: NS, isoMiB, line });
+    });
     await mkdir(dirname(flags.out!), { recursive: true });
     await writeFile(
       flags.out!,
-      `${JSON.stringify({ ...report, sameWritesCeiling: sameWrites, startupToReadySeconds: startupSeconds }, null, 2)}\n`,
+      `${JSON.stringify({ ...report, sameWritesCeiling: sameWrites, startupToReadySeconds: startupSeconds, isoThroughput: iso }, null, 2)}\n`,
     );
     console.log(`report written to ${flags.out}`);
     if (Object.keys(b.failures).length > 0) {
@@ -697,14 +704,20 @@ async function startupWithFleet(
   plane: ControlPlane,
   config: ReturnType<typeof loadOperatorConfig>,
   logger: ReturnType<typeof createLogger>,
+  /** Runs on the restarted operator after the figure (the ISO download phase). */
+  thenWhileUp?: (ctx: OperatorContext) => Promise<void>,
 ): Promise<number> {
   const s0 = performance.now();
   const again = await startOperator(config, { kubeConfig: loadKubeConfig(plane.kubeconfigPath), logger });
-  while (!again.ctx.mgr.isReady()) await new Promise((r) => setTimeout(r, 50));
-  const startupSeconds = (performance.now() - s0) / 1000;
-  await again.stop();
-  line('operator start-up to ready (fleet in place)', `${startupSeconds.toFixed(1)} s`);
-  return startupSeconds;
+  try {
+    while (!again.ctx.mgr.isReady()) await new Promise((r) => setTimeout(r, 50));
+    const startupSeconds = (performance.now() - s0) / 1000;
+    line('operator start-up to ready (fleet in place)', `${startupSeconds.toFixed(1)} s`);
+    await thenWhileUp?.(again.ctx);
+    return startupSeconds;
+  } finally {
+    await again.stop();
+  }
 }
 
 if (flags.idle) await idle(Number(flags.idle));
