@@ -3,12 +3,11 @@
 // the image. Built once by mountImageRoutes (image-routes.ts).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import { type LocalAuth, redactCredentialPath } from '../../auth/index.ts';
 import type { CachedImage, OsImage } from '../../images/base-images.ts';
 import { EmbedError } from '../../images/embed.ts';
-import type { ServeResponse } from '../../images/iso-stream.ts';
+import { type ServeResponse, sendBody } from '../../images/iso-stream.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { type ImageServices, imageServicesOf } from '../../records/infraenvs/services.ts';
 import { serviceConfigOf } from '../../records/serviceconfig/service-config.ts';
@@ -45,9 +44,11 @@ export async function send(res: ServerResponse, served: ServeResponse): Promise<
     return;
   }
   try {
-    await pipeline(served.body, res);
+    await sendBody(served.body, res);
   } catch {
-    // The client went away mid-download; the stream has closed its file handle.
+    // The client went away or the base file failed mid-download: the stream has closed its file
+    // handle, and a response cut short tells the client the body is incomplete.
+    res.destroy();
   }
 }
 

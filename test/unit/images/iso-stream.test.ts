@@ -2,6 +2,7 @@ import { open, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
@@ -15,6 +16,8 @@ import {
   type Overlay,
   overlayView,
   parseRange,
+  SEND_BUFFERS,
+  sendBody,
   serveIso,
   serveView,
 } from '../../../src/images/iso-stream.ts';
@@ -151,6 +154,92 @@ describe('views', () => {
   it('rejects ranges outside the view', () => {
     const view = concatView(fixture.path, [Buffer.alloc(10)]);
     expect(() => createViewStream(view, { start: 5, end: 10 })).toThrow(RangeError);
+  });
+});
+
+/**
+ * A destination that takes a chunk's bytes only when it calls back, a moment after the write (as
+ * a socket does), and notes which memory each chunk lived in. Its high-water mark is far above a
+ * chunk, so a writer that does not wait for the callbacks keeps writing (and would refill a buffer
+ * whose bytes were not taken yet).
+ */
+function slowSocket(opts: { destroyAfter?: number } = {}) {
+  const taken: Buffer[] = [];
+  const memory = new Set<ArrayBufferLike>();
+  let writes = 0;
+  const sink = new Writable({
+    highWaterMark: 64 * 1024 * 1024,
+    write(chunk: Buffer, _encoding, callback) {
+      memory.add(chunk.buffer);
+      if (opts.destroyAfter !== undefined && ++writes >= opts.destroyAfter) {
+        sink.destroy();
+        return;
+      }
+      setTimeout(() => {
+        taken.push(Buffer.from(chunk));
+        callback();
+      }, 1);
+    },
+  });
+  return { sink, taken, memory };
+}
+
+describe('sendBody', () => {
+  it('reads into SEND_BUFFERS reused buffers, each refilled only after the destination took it', async () => {
+    const overlays = discoveryOverlays(layout, { ignition, kernelArguments: kargs });
+    const reference = applyOverlays(base, overlays);
+    const served = await serveIso({ method: 'GET', isoPath: fixture.path, overlays, chunkSize: 64 * 1024 });
+    const { sink, taken } = slowSocket();
+    const finished = new Promise((resolve) => sink.once('finish', resolve));
+    await sendBody(served.body!, sink);
+    await finished;
+    expect(Buffer.concat(taken).equals(reference)).toBe(true);
+
+    // Without overlays every chunk comes from the file: all of them in the same few buffers.
+    const plain = await serveIso({
+      method: 'GET',
+      isoPath: fixture.path,
+      overlays: [],
+      chunkSize: 64 * 1024,
+    });
+    const second = slowSocket();
+    await sendBody(plain.body!, second.sink);
+    expect(second.taken.length).toBeGreaterThan(10);
+    expect(second.memory.size).toBeLessThanOrEqual(SEND_BUFFERS);
+    expect(Buffer.concat(second.taken).equals(base)).toBe(true);
+  });
+
+  it('sends a range exactly', async () => {
+    const served = await serveView(overlayView(fixture.path, base.length, []), {
+      method: 'GET',
+      range: 'bytes=1000-300000',
+    });
+    const { sink, taken } = slowSocket();
+    await sendBody(served.body!, sink);
+    expect(Buffer.concat(taken).equals(base.subarray(1000, 300_001))).toBe(true);
+  });
+
+  it('stops and closes the file when the destination closes mid-way', async () => {
+    const handle = await open(fixture.path, 'r');
+    const body = createViewStream(overlayView(fixture.path, base.length, []), undefined, {
+      handle,
+      chunkSize: 4096,
+    });
+    const { sink } = slowSocket({ destroyAfter: 3 });
+    await sendBody(body, sink);
+    expect(sink.writableEnded).toBe(false);
+    await new Promise((resolve) => (body.destroyed ? setImmediate(resolve) : body.once('close', resolve)));
+    expect(handle.fd).toBe(-1);
+  });
+
+  it('rejects when the base file ends early, and closes it', async () => {
+    const short = join(tmp.dir, 'short-send.bin');
+    await writeFile(short, Buffer.alloc(100));
+    const handle = await open(short, 'r');
+    const body = createViewStream(concatView(short, [{ offset: 0, length: 200 }]), undefined, { handle });
+    await expect(sendBody(body, slowSocket().sink)).rejects.toThrow(/ended at byte 100/);
+    await new Promise((resolve) => (body.destroyed ? setImmediate(resolve) : body.once('close', resolve)));
+    expect(handle.fd).toBe(-1);
   });
 });
 
@@ -339,7 +428,13 @@ describe('the served discovery ISO', () => {
   });
 });
 
-describe('over HTTP', () => {
+describe.each([
+  [
+    'pipeline',
+    (body: import('node:stream').Readable, res: import('node:http').ServerResponse) => pipeline(body, res),
+  ],
+  ['sendBody', sendBody],
+])('over HTTP (%s)', (_name, send) => {
   let server: Server;
   let url: string;
   let overlays: Overlay[];
@@ -356,7 +451,7 @@ describe('over HTTP', () => {
       }).then(
         (r) => {
           res.writeHead(r.status, r.headers);
-          if (r.body) pipeline(r.body, res).catch(() => {});
+          if (r.body) send(r.body, res).catch(() => {});
           else res.end();
         },
         () => {
