@@ -3,7 +3,7 @@
 // ISO 9660 base image of the chosen size is built with xorriso (src/dev/test-iso.ts, as the tests
 // and `make demo` do), served from loopback as the AgentServiceConfig's x86_64 OS image, and an
 // InfraEnv of its own is created. Then, per ISO type (full, minimal), interleaved so the shared
-// box's noise hits all three alike, after one warm-up pass of each:
+// box's noise hits them alike, after one warm-up pass of each, 5 rounds (up to 50 for a small image):
 //   raw   - the operator's cached base file read sequentially with a stream, in the chunk size the
 //           image service reads with (so both come from the page cache with the same reads);
 //   loop  - the same reads into one reused buffer (FileHandle.read): what the page cache gives
@@ -37,7 +37,10 @@ import { serviceConfigOf } from '../src/records/serviceconfig/service-config.ts'
 import type { KubeClient } from '../src/runtime/index.ts';
 
 const MiB = 1024 * 1024;
-const REPEATS = 5;
+/** Rounds per ISO type: at least 5, more for a small image (a few ms per pass is all noise here). */
+const MIN_ROUNDS = 5;
+const MAX_ROUNDS = 50;
+const BYTES_PER_TYPE = 256 * MiB;
 const OCP_VERSION = '4.18';
 const RHCOS_VERSION = '418.94.202501010000-0';
 const NAME = 'iso-bench';
@@ -75,7 +78,6 @@ export interface TypeFigures {
 
 export interface IsoThroughputReport {
   isoMiB: number;
-  repeats: number;
   chunkBytes: number;
   full: TypeFigures;
   minimal: TypeFigures | { skipped: string };
@@ -295,7 +297,9 @@ async function measureType(basePath: string, isoUrl: string, client: ClientThrea
     // Warm-up: the page cache, the base image cache (minimal template), JIT and the connection.
     for (const pass of Object.values(run)) await pass();
     const passes: Record<PassName, Pass[]> = { raw: [], readLoop: [], plainHttp: [], download: [] };
-    for (let i = 0; i < REPEATS; i++) {
+    const size = (await stat(basePath)).size;
+    const rounds = Math.min(MAX_ROUNDS, Math.max(MIN_ROUNDS, Math.ceil(BYTES_PER_TYPE / size)));
+    for (let i = 0; i < rounds; i++) {
       for (const [k, pass] of Object.entries(run)) passes[k as PassName].push(await pass());
     }
     const rate = (ps: Pass[]) => ps.map((p) => p.bytes / MiB / p.seconds);
@@ -331,7 +335,7 @@ function print(o: IsoThroughputOptions, type: string, f: TypeFigures): void {
   const p = (x: number) => `${(x * 100).toFixed(0)} %`;
   o.line(
     `ISO ${type} ${(f.isoBytes / MiB).toFixed(1)} MiB: raw/loop/plain/ISO`,
-    `${r(f.rawMiBps)} / ${r(f.readLoopMiBps)} / ${r(f.plainHttpMiBps)} / ${r(f.downloadMiBps)} MiB/s (medians of ${REPEATS})`,
+    `${r(f.rawMiBps)} / ${r(f.readLoopMiBps)} / ${r(f.plainHttpMiBps)} / ${r(f.downloadMiBps)} MiB/s (medians of ${f.samples.raw.length})`,
   );
   o.line(
     `ISO ${type}: download ÷ raw (target ≥ 90 %)`,
@@ -373,7 +377,7 @@ export async function measureIsoThroughput(o: IsoThroughputOptions): Promise<Iso
       minimal = { skipped: (err as Error).message };
       o.line('ISO minimal', `skipped: ${minimal.skipped}`);
     }
-    return { isoMiB: o.isoMiB, repeats: REPEATS, chunkBytes: DEFAULT_CHUNK_SIZE, full, minimal };
+    return { isoMiB: o.isoMiB, chunkBytes: DEFAULT_CHUNK_SIZE, full, minimal };
   } finally {
     await client.close();
     await files?.close();
