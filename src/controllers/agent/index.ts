@@ -49,7 +49,8 @@ function agentsOfClusterDeployment(ctx: OperatorContext, cd: ClusterDeployment):
 
 export function register(ctx: OperatorContext): void {
   const memory = hostMemory(ctx);
-  const deps = { memory, events: operatorEventsFor(ctx), auth: () => localAuthFor(ctx) };
+  const superseded = new Map<string, readonly string[]>();
+  const deps = { memory, events: operatorEventsFor(ctx), auth: () => localAuthFor(ctx), superseded };
   memory.settleNewAgent = (draft, facts, now) => settleNewAgent(ctx, deps, draft, facts, now);
   const controller = ctx.mgr
     .controller('agent')
@@ -80,6 +81,7 @@ export function register(ctx: OperatorContext): void {
     onDelete: (a) => {
       enqueueClusters(a);
       memory.forget(a.metadata.name ?? '');
+      superseded.delete(objectKey(a));
       ctx.facts.delete(a.metadata.name ?? '');
     },
   });

@@ -54,6 +54,23 @@ export interface AgentReconcilerDeps {
   memory: HostMemory;
   events: OperatorEvents;
   auth: () => Promise<LocalAuth>;
+  /** Per Agent key, the versions this reconciler's own last writes replaced (see supersededByOwnWrite). */
+  superseded: Map<string, readonly string[]>;
+}
+
+/**
+ * True when the cached Agent is a version this reconciler itself replaced: the watch event of its
+ * metadata PATCH requeues the key while the status write is still under way, and a reconcile on
+ * that version would only recompute from the old status and send a PATCH the API server refuses
+ * (409; about four inventory changes in ten did this in `make bench-scale`). The event of the
+ * last write brings the key back.
+ */
+function supersededByOwnWrite(deps: AgentReconcilerDeps, key: string, cached: Agent): boolean {
+  const versions = deps.superseded.get(key);
+  if (!versions) return false;
+  if (versions.includes(cached.metadata.resourceVersion ?? '')) return true;
+  deps.superseded.delete(key);
+  return false;
 }
 
 /** Host facts kept in memory that a transition may clear (unbind, re-registration). */
@@ -485,6 +502,8 @@ export async function reconcileAgent(
   if (!cached.status?.debugInfo?.state) {
     if (deps.memory.registering.has(req.name)) return;
   } else deps.memory.registering.delete(req.name);
+  const key = keyOf(req.namespace, req.name);
+  if (supersededByOwnWrite(deps, key, cached)) return;
   if (!hasFinalizer(cached, AGENT_FINALIZER)) {
     // The add is an update event: the next reconcile does the rest (upstream returns Requeue).
     await addFinalizer(ctx.client, AGENT, cached, AGENT_FINALIZER);
@@ -501,6 +520,13 @@ export async function reconcileAgent(
   const result = await writeAgentStatus(ctx, deps, plan, metadata.agent, decided, spoke);
   if (!result) return;
   const { written, out } = result;
+  if (written.written) {
+    const replaced = [cached.metadata.resourceVersion, metadata.agent.metadata.resourceVersion];
+    deps.superseded.set(
+      key,
+      replaced.filter((v): v is string => !!v),
+    );
+  }
   if (written.written || metadata.patched) {
     deps.events.recordCore(out.events, plan.now);
     wakeClusterPeers(ctx, plan.gathered.name, cached, written.object, decided.host.cluster_id);
