@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, InfraEnv } from '../../../src/api/index.ts';
 import { AGENT_INVENTORY_ANNOTATION } from '../../../src/api/index.ts';
 import { AGENT } from '../../../src/records/resources.ts';
-import { KubeClient, type WatchEvent } from '../../../src/runtime/index.ts';
+import { KubeClient } from '../../../src/runtime/index.ts';
 import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
 import {
