@@ -58,7 +58,8 @@ type Command =
   | { cmd: 'register' }
   | { cmd: 'inventory' }
   | { cmd: 'idle'; seconds: number; intervalSeconds: number }
-  | { cmd: 'events'; seconds: number; perSecond: number; settleSeconds: number };
+  | { cmd: 'events'; seconds: number; perSecond: number; settleSeconds: number }
+  | { cmd: 'cpu' };
 
 /** Runs `work(i)` for i in [0, n) with at most `limit` in flight. */
 export async function pool(n: number, limit: number, work: (i: number) => Promise<void>): Promise<void> {
@@ -122,6 +123,11 @@ export class FleetDriver {
 
   events(seconds: number, perSecond: number, settleSeconds: number): Promise<EventStatusResult> {
     return this.send({ cmd: 'events', seconds, perSecond, settleSeconds });
+  }
+
+  /** CPU seconds the driver thread has used so far (its share of the process's CPU). */
+  threadCpuSeconds(): Promise<number> {
+    return this.send({ cmd: 'cpu' });
   }
 
   /** The driver thread's V8 heap (committed), part of the process's RSS. */
@@ -375,6 +381,10 @@ async function serve(init: FleetInit): Promise<void> {
           return fleet.idle(m.seconds, m.intervalSeconds);
         case 'events':
           return fleet.events(m.seconds, m.perSecond, m.settleSeconds);
+        case 'cpu': {
+          const u = process.threadCpuUsage();
+          return Promise.resolve((u.user + u.system) / 1e6);
+        }
       }
     };
     run().then(

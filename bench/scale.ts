@@ -3,8 +3,8 @@
 // API by a worker thread of this process (bench/fleet-driver.ts; no ISO, no per-host processes).
 // Prints figures and writes a JSON report; targets are read off the output, and it exits non-zero
 // only when the run itself broke (a failed request, an Agent missing, a status change never seen).
-// Flags: --clusters, --hosts, --concurrency, --out, --profile-wave FILE (CPU profile of the
-// registration wave), --idle-hosts-seconds, --event-status-seconds, --installs-per-hour,
+// Flags: --clusters, --hosts, --concurrency, --out, --profile-wave FILE / --profile-idle FILE (CPU
+// profile of the operator's thread in the registration wave / idle-hosts phase), --idle-hosts-seconds, --event-status-seconds, --installs-per-hour,
 // --events-per-install, --iso-mib (base ISO size of the ISO download phase, bench/iso-throughput.ts;
 // 0 skips it), --idle MINUTES (see idle()).
 //
@@ -13,7 +13,8 @@
 // reply and one next-steps poll per host, until quiet), idle hosts (every host polls its next steps
 // every 10 s) and event → status (paced status-changing replies, timed to a watch on Agents). API
 // requests are counted by verb and resource on the operator's own client. Each phase reports the CPU
-// of the operator's thread, of the whole process (operator + driver), of kube-apiserver and of etcd.
+// of the operator's thread, of the operator (the process less the driver's thread), of the whole
+// process, of kube-apiserver and of etcd.
 
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -65,6 +66,7 @@ const { values: flags } = parseArgs({
     'idle-warmup': { type: 'string', default: '30' },
     'node-arg': { type: 'string', multiple: true, default: [] },
     'profile-wave': { type: 'string' },
+    'profile-idle': { type: 'string' },
     'idle-hosts-seconds': { type: 'string', default: '60' },
     'event-status-seconds': { type: 'string', default: '60' },
     'installs-per-hour': { type: 'string', default: '500' },
@@ -112,7 +114,7 @@ function idleThreadDelay(): { stop(): Promise<{ p99: number; max: number }> } {
   };
 }
 
-/** `--profile-wave FILE`: a CPU profile of the registration wave alone (Chrome .cpuprofile). */
+/** `--profile-wave FILE` / `--profile-idle FILE`: a CPU profile of the operator's thread in that phase. */
 async function startProfiler(): Promise<{ stop(file: string): Promise<void> }> {
   const session = new Session();
   session.connect();
@@ -329,8 +331,9 @@ type Usage = Awaited<ReturnType<Awaited<ReturnType<typeof startMeter>>['stop']>>
  * the driver is a worker), of the whole process, of kube-apiserver and of etcd (from /proc), and the
  * event-loop delay of the operator's thread and of an idle worker thread.
  */
-async function startMeter(plane: ControlPlane) {
+async function startMeter(plane: ControlPlane, driver: FleetDriver) {
   const { apiserver, etcd } = plane.pids;
+  const driver0 = await driver.threadCpuSeconds();
   const cpuOf = async (pid: number | undefined) => (pid ? (await procUsage(pid)).cpuSeconds : Number.NaN);
   const [apiserver0, etcd0] = [await cpuOf(apiserver), await cpuOf(etcd)];
   const thread0 = process.threadCpuUsage();
@@ -347,10 +350,13 @@ async function startMeter(plane: ControlPlane) {
       loop.disable();
       const wallSeconds = (performance.now() - t0) / 1000;
       const [apiserver1, etcd1] = [await cpuOf(apiserver), await cpuOf(etcd)];
+      const driverThread = (await driver.threadCpuSeconds()) - driver0;
       return {
         wallSeconds,
         cpuSeconds: {
           operatorThread: seconds(thread),
+          // The process without the driver's thread: the operator with its GC and libuv threads.
+          operator: seconds(whole) - driverThread,
           process: seconds(whole),
           apiserver: apiserver1 - apiserver0,
           etcd: etcd1 - etcd0,
@@ -365,8 +371,8 @@ async function startMeter(plane: ControlPlane) {
 function usageLines(phase: string, u: Usage): void {
   const c = u.cpuSeconds;
   line(
-    `CPU-s ${phase}: operator/process/apiserver/etcd`,
-    `${c.operatorThread.toFixed(2)} / ${c.process.toFixed(2)} / ${c.apiserver.toFixed(2)} / ${c.etcd.toFixed(2)} in ${u.wallSeconds.toFixed(1)} s`,
+    `CPU-s ${phase}: op thread/operator/process/apiserver/etcd`,
+    `${c.operatorThread.toFixed(2)} / ${c.operator.toFixed(2)} / ${c.process.toFixed(2)} / ${c.apiserver.toFixed(2)} / ${c.etcd.toFixed(2)} in ${u.wallSeconds.toFixed(1)} s`,
   );
   line(
     `event-loop delay p99 / max (${phase})`,
@@ -405,7 +411,7 @@ function addFailures(into: Failures, from: Failures): void {
 async function registrationWave(b: Bench) {
   const before = new Map(b.counts);
   const profiler = flags['profile-wave'] ? await startProfiler() : undefined;
-  const meter = await startMeter(b.plane);
+  const meter = await startMeter(b.plane, b.driver);
   const reg = await b.driver.register();
   await quiet(b.counts);
   const usage = await meter.stop();
@@ -435,8 +441,8 @@ async function registrationWave(b: Bench) {
   usageLines('registration', usage);
   const c = usage.cpuSeconds;
   line(
-    'CPU per registered host: operator / process',
-    `${((c.operatorThread / HOSTS) * 1000).toFixed(1)} / ${((c.process / HOSTS) * 1000).toFixed(1)} ms`,
+    'CPU per registered host: op thread / operator / process',
+    `${((c.operatorThread / HOSTS) * 1000).toFixed(1)} / ${((c.operator / HOSTS) * 1000).toFixed(1)} / ${((c.process / HOSTS) * 1000).toFixed(1)} ms`,
   );
   return r;
 }
@@ -444,7 +450,7 @@ async function registrationWave(b: Bench) {
 /** One inventory reply and one next-steps poll per host, until quiet. */
 async function inventoryWave(b: Bench) {
   const before = new Map(b.counts);
-  const meter = await startMeter(b.plane);
+  const meter = await startMeter(b.plane, b.driver);
   const inv = await b.driver.inventory();
   await quiet(b.counts);
   const usage = await meter.stop();
@@ -466,8 +472,10 @@ async function inventoryWave(b: Bench) {
 async function idleHosts(b: Bench) {
   const seconds = Number(flags['idle-hosts-seconds']);
   const before = new Map(b.counts);
-  const meter = await startMeter(b.plane);
+  const meter = await startMeter(b.plane, b.driver);
+  const profiler = flags['profile-idle'] ? await startProfiler() : undefined;
   const polls = await b.driver.idle(seconds, IDLE_POLL_SECONDS);
+  if (profiler) await profiler.stop(flags['profile-idle']!);
   const usage = await meter.stop();
   const steadyRssMiB = process.memoryUsage().rss / 1024 / 1024;
   const driverHeapMiB = (await b.driver.heapBytes()) / 1024 / 1024;
@@ -484,6 +492,7 @@ async function idleHosts(b: Bench) {
     requests,
     cpuSecondsPerIdleHostPerMinute: {
       operatorThread: perHostMinute(usage.cpuSeconds.operatorThread),
+      operator: perHostMinute(usage.cpuSeconds.operator),
       process: perHostMinute(usage.cpuSeconds.process),
     },
     steadyRssMiB,
@@ -500,8 +509,8 @@ async function idleHosts(b: Bench) {
     `${writes} = ${r.apiWritesPerIdleHostPerHour.toFixed(2)} per idle host per hour`,
   );
   line(
-    'CPU-s per idle host per minute: operator / process',
-    `${r.cpuSecondsPerIdleHostPerMinute.operatorThread.toFixed(4)} / ${r.cpuSecondsPerIdleHostPerMinute.process.toFixed(4)}`,
+    'CPU-s per idle host per minute: op thread / operator / process',
+    `${r.cpuSecondsPerIdleHostPerMinute.operatorThread.toFixed(4)} / ${r.cpuSecondsPerIdleHostPerMinute.operator.toFixed(4)} / ${r.cpuSecondsPerIdleHostPerMinute.process.toFixed(4)}`,
   );
   usageLines('idle hosts', usage);
   line(
@@ -522,7 +531,7 @@ async function eventStatus(b: Bench) {
   const eventsPerInstall = Number(flags['events-per-install']);
   const perSecond = (installsPerHour * eventsPerInstall) / 3600;
   const before = new Map(b.counts);
-  const meter = await startMeter(b.plane);
+  const meter = await startMeter(b.plane, b.driver);
   const ev = await b.driver.events(seconds, perSecond, 30);
   const usage = await meter.stop();
   addFailures(b.failures, ev.failures);
