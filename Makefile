@@ -8,7 +8,7 @@ NODE_STAMP := $(NODE_BIN)/node
 DEPS_STAMP := node_modules/.package-lock.json
 
 .PHONY: demo system-deps setup build test test-unit test-integration lint typecheck generate generate-check run dev \
-	controlplane bundle-validate image-smoke docker-build deploy undeploy bench bench-abuse bench-scale bench-scale-smoke coverage ci clean
+	controlplane bundle-validate image-smoke docker-build deploy undeploy bench bench-abuse bench-scale bench-scale-smoke bench-failover coverage ci clean
 
 $(NODE_STAMP):
 	bash hack/setup-node.sh >/dev/null
@@ -86,6 +86,10 @@ bench-scale: setup system-deps controlplane
 ## bench-scale-smoke: bench-scale at 100 clusters with 15 s idle and event windows (CI; fails only if the run breaks)
 bench-scale-smoke: setup system-deps controlplane
 	npm run bench:scale -- --idle-hosts-seconds 15 --event-status-seconds 15
+
+## bench-failover: two operator processes, N REST-played hosts, SIGKILL of the leader mid-wave (ARGS='--hosts 300')
+bench-failover: setup controlplane
+	npm run bench:failover -- $(ARGS)
 
 ## ci: everything CI runs (see .ci/run)
 ci: lint typecheck generate-check bundle-validate test bench-scale-smoke coverage image-smoke
