@@ -2,7 +2,9 @@
 // ctx.facts, which holds the frequent low-value facts):
 // * the inbox: step results that change the persisted record (inventory, NTP sources, media
 //   state, install failure, reclaim, versions). The backend puts them here and enqueues the Agent;
-//   the reconciler applies them, writes the status once, and acknowledges what it applied.
+//   the reconciler applies them, writes the status once, and acknowledges what it applied. A step
+//   reply is answered only then (whenApplied): a 2xx means the result is in the API server, so a
+//   leader killed right after answering loses nothing (docs/design/records.md, "Replicas").
 // * warm-up after a restart (docs/design/records.md): until a host has answered one round of its
 //   periodic steps, or WARM_UP_MS have passed since the process started, validations that need
 //   in-memory facts keep their stored result.
@@ -33,26 +35,77 @@ export interface PendingHostUpdate {
   installerVersion?: string;
 }
 
+/** A step reply waiting to be answered until the reconciler has written what it put. */
+interface ApplyWaiter {
+  seq: number;
+  settle(applied: boolean): void;
+}
+
 export class HostInbox {
   private readonly entries = new Map<string, { seq: number; update: PendingHostUpdate }>();
+  private readonly waiters = new Map<string, ApplyWaiter[]>();
   private seq = 0;
 
-  put(hostId: string, patch: PendingHostUpdate): void {
+  /** Returns the sequence number of this put (see whenApplied). */
+  put(hostId: string, patch: PendingHostUpdate): number {
     const prev = this.entries.get(hostId)?.update ?? {};
     this.entries.set(hostId, { seq: ++this.seq, update: { ...prev, ...patch } });
+    return this.seq;
   }
 
   peek(hostId: string): { seq: number; update: PendingHostUpdate } | undefined {
     return this.entries.get(hostId);
   }
 
-  /** Drops the entry if nothing arrived since `seq` was read (else the newer values stay). */
+  /**
+   * The reconciler has written everything up to `seq` (an entry merges every earlier put): drops
+   * the entry if nothing arrived since, and settles the replies waiting on what was written.
+   */
   ack(hostId: string, seq: number): void {
     if (this.entries.get(hostId)?.seq === seq) this.entries.delete(hostId);
+    this.settle(hostId, (w) => w.seq <= seq, true);
   }
 
   delete(hostId: string): void {
     this.entries.delete(hostId);
+    this.settle(hostId, () => true, false);
+  }
+
+  /**
+   * Resolves true once the put numbered `seq` is written to the record, false if it was dropped
+   * (host forgotten or re-registered) or `timeoutMs` passed first. Call it right after the put,
+   * before any await: an entry already gone reads as dropped.
+   */
+  whenApplied(hostId: string, seq: number, timeoutMs: number): Promise<boolean> {
+    const current = this.entries.get(hostId);
+    if (!current || current.seq < seq) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter: ApplyWaiter = {
+        seq,
+        settle: (applied) => {
+          clearTimeout(timer);
+          resolve(applied);
+        },
+      };
+      const timer = setTimeout(() => {
+        const list = this.waiters.get(hostId) ?? [];
+        const rest = list.filter((w) => w !== waiter);
+        if (rest.length) this.waiters.set(hostId, rest);
+        else this.waiters.delete(hostId);
+        resolve(false);
+      }, timeoutMs);
+      timer.unref();
+      this.waiters.set(hostId, [...(this.waiters.get(hostId) ?? []), waiter]);
+    });
+  }
+
+  private settle(hostId: string, which: (w: ApplyWaiter) => boolean, applied: boolean): void {
+    const list = this.waiters.get(hostId);
+    if (!list) return;
+    const rest = list.filter((w) => !which(w));
+    for (const w of list) if (which(w)) w.settle(applied);
+    if (rest.length) this.waiters.set(hostId, rest);
+    else this.waiters.delete(hostId);
   }
 }
 

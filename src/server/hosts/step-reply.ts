@@ -11,7 +11,7 @@ import { findHost } from '../../records/hosts/lookup.ts';
 import type { PendingHostUpdate } from '../../records/hosts/memory.ts';
 import type { HostRuntimeFacts } from '../../records/index.ts';
 import { capForLog } from '../../util/log-text.ts';
-import { done } from '../api/backend.ts';
+import { done, fail } from '../api/backend.ts';
 import type { FoundHost, HostInput, HostScope } from './scope.ts';
 
 type StepReplyInput = HostInput<'postStepReply'>;
@@ -23,14 +23,23 @@ interface Sinks {
   fact(patch: HostRuntimeFacts, alsoCluster?: boolean): void;
 }
 
+/**
+ * How long a reply whose result the record keeps waits for the reconciler to write it. Past this
+ * the answer is 503 and the agent sends the result again with its next round; the result stays in
+ * the inbox meanwhile, so a slow write is not lost either.
+ */
+export const REPLY_APPLY_TIMEOUT_MS = 20_000;
+
 export async function postStepReply(s: HostScope, found: FoundHost, input: StepReplyInput) {
   const { agent } = found;
   const id = agent.metadata.name ?? '';
   const decoded = input.decoded;
   s.memory.warmUp.onReply(id, input.reply.step_type);
+  let waitFor: Promise<boolean> | undefined;
   const sinks: Sinks = {
     put: (update) => {
-      s.memory.inbox.put(id, update);
+      const seq = s.memory.inbox.put(id, update);
+      waitFor = s.memory.inbox.whenApplied(id, seq, REPLY_APPLY_TIMEOUT_MS);
       s.enqueueAgent(agent);
     },
     fact: (patch, alsoCluster = false) => {
@@ -42,9 +51,12 @@ export async function postStepReply(s: HostScope, found: FoundHost, input: StepR
   if (decoded.media_disconnected) sinks.put({ mediaDisconnected: true });
   if (!decoded.ok) {
     s.log.info({ host: id, step: decoded.step_type, error: capForLog(decoded.error) }, 'step failed');
-    return done();
+  } else applyStepValue(s, agent, input.infraEnvId, decoded.value, sinks);
+  // Only the Lease holder reconciles, and its memory dies with it: a 2xx must mean "stored" (as
+  // upstream's, which writes its database before answering), or a failover loses the result.
+  if (waitFor && !(await waitFor)) {
+    return fail(503, `the ${decoded.step_type} result of host ${id} is not stored yet; send it again`);
   }
-  applyStepValue(s, agent, input.infraEnvId, decoded.value, sinks);
   return done();
 }
 

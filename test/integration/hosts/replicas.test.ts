@@ -15,8 +15,9 @@ import type { Agent } from '../../../src/api/index.ts';
 import { AGENT } from '../../../src/records/resources.ts';
 import { type Fleet, startFleet } from '../../../src/sim/index.ts';
 import { eventually, kubeconfigPath, newNamespace } from '../../harness/env.ts';
-import { adminClient, createInfraEnv } from './helpers.ts';
+import { adminClient, call, createInfraEnv, inventory } from './helpers.ts';
 
+const REPLY_HOSTS = 40;
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'operator-child.ts');
 const LEASE_MS = 4000;
 const HOSTS = 60;
@@ -169,5 +170,69 @@ describe('two replicas', () => {
     );
     expect(agents).toHaveLength(HOSTS);
     expect(fleet.stats.gaveUp).toBe(0);
+  }, 300_000);
+
+  // A 2xx to a step reply must mean the result is in the Agent: the standby never saw the reply,
+  // so one the leader acknowledged and then lost with its memory would be lost for good.
+  it('answers a step reply 2xx only once it is in the Agent, so a kill right after loses none', async () => {
+    const ns = await newNamespace('replicas-replies');
+    const ie = await createInfraEnv(client, ns, 'pool');
+    const uid = ie.metadata.uid ?? '';
+    const leader = spawnReplica(ns, 'replies-a', uid);
+    await eventually(async () => event(leader, 'leading'), {
+      timeoutMs: 60_000,
+      what: 'first replica leads',
+    });
+    const standby = spawnReplica(ns, 'replies-b', uid);
+    await eventually(async () => event(standby, 'started'), { timeoutMs: 60_000, what: 'standby started' });
+    const { token, agentImage } = event(leader, 'started') as { token: string; agentImage: string };
+    const hostId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    const hostPath = (i: number) => `/v2/infra-envs/${uid}/hosts/${hostId(i)}`;
+    const at = (r: Replica) => `http://127.0.0.1:${r.port}`;
+    for (let i = 0; i < REPLY_HOSTS; i++) {
+      const reg = await call(at(leader), 'POST', `/v2/infra-envs/${uid}/hosts`, {
+        token,
+        body: { host_id: hostId(i), discovery_agent_version: agentImage },
+      });
+      expect(reg.status).toBe(201);
+    }
+    // Every reply at once; the leader dies as soon as half of them have been acknowledged.
+    const acked = new Set<number>();
+    const reply = (r: Replica, i: number) =>
+      call(at(r), 'POST', `${hostPath(i)}/instructions`, {
+        token,
+        body: {
+          step_type: 'inventory',
+          step_id: 'inventory-1',
+          output: inventory(`reply-${i}`, `52:54:00:00:01:${i.toString(16).padStart(2, '0')}`),
+        },
+      }).then(
+        (res) => res.status,
+        () => 0,
+      );
+    await Promise.all(
+      Array.from({ length: REPLY_HOSTS }, (_, i) =>
+        reply(leader, i).then((status) => {
+          if (status !== 204) return;
+          acked.add(i);
+          if (acked.size === REPLY_HOSTS / 2) leader.child.kill('SIGKILL');
+        }),
+      ),
+    );
+    expect(acked.size).toBeGreaterThanOrEqual(REPLY_HOSTS / 2);
+    const stored = async () => {
+      const agents = (await client.list<Agent>(AGENT, { namespace: ns })).items;
+      return new Set(agents.map((a) => a.status?.inventory?.hostname).filter((h) => h?.startsWith('reply-')));
+    };
+    // Read at once: an acknowledged reply is already written, whoever leads now.
+    const now = await stored();
+    expect([...acked].filter((i) => !now.has(`reply-${i}`))).toEqual([]);
+    // The unacknowledged ones are sent again, as the agent does, once the standby serves.
+    await eventually(async () => (await probe(standby.port!)) || undefined, {
+      timeoutMs: 60_000,
+      what: 'the standby serves',
+    });
+    for (let i = 0; i < REPLY_HOSTS; i++) if (!acked.has(i)) expect(await reply(standby, i)).toBe(204);
+    expect((await stored()).size).toBe(REPLY_HOSTS);
   }, 300_000);
 });

@@ -15,6 +15,29 @@ describe('HostInbox', () => {
     inbox.ack('h', inbox.peek('h')!.seq);
     expect(inbox.peek('h')).toBeUndefined();
   });
+  it('settles a waiting reply once what it put is written, and not when it is dropped', async () => {
+    const inbox = new HostInbox();
+    const first = inbox.whenApplied('h', inbox.put('h', { installerVersion: 'a' }), 60_000);
+    const second = inbox.whenApplied('h', inbox.put('h', { installerVersion: 'b' }), 60_000);
+    const read = inbox.peek('h')!;
+    // A write of the merged entry covers both replies.
+    inbox.ack('h', read.seq);
+    expect(await Promise.all([first, second])).toEqual([true, true]);
+    const older = inbox.put('h', { installerVersion: 'c' });
+    const olderApplied = inbox.whenApplied('h', older, 60_000);
+    const readOlder = inbox.peek('h')!;
+    const newer = inbox.whenApplied('h', inbox.put('h', { installerVersion: 'd' }), 60_000);
+    inbox.ack('h', readOlder.seq);
+    expect(await olderApplied).toBe(true);
+    inbox.delete('h');
+    expect(await newer).toBe(false);
+  });
+
+  it('gives up on a write that does not come in time', async () => {
+    const inbox = new HostInbox();
+    expect(await inbox.whenApplied('h', inbox.put('h', { installerVersion: 'a' }), 10)).toBe(false);
+    expect(inbox.peek('h')?.update).toEqual({ installerVersion: 'a' });
+  });
 });
 
 describe('WarmUp', () => {
