@@ -314,8 +314,10 @@ export const RULES: readonly RbacRule[] = [
     scope: 'namespace',
     apiGroup: 'coordination.k8s.io',
     resources: ['leases'],
-    verbs: ['get', 'create', 'update'],
-    usedBy: ['src/runtime/leader-election.ts:LeaderElector (get, create, replace (update) of the Lease)'],
+    verbs: ['get', 'list', 'watch', 'create', 'update'],
+    usedBy: [
+      'src/runtime/leader-election.ts:LeaderElector (get, create, replace (update) of the Lease; a standby lists and watches it by name to see renewals as they are written)',
+    ],
   },
 ];
 

@@ -317,6 +317,7 @@ export class Manager implements ControllerHost {
     });
     this.elector = new LeaderElector({
       client: this.electorClient,
+      watchClient: this.electorClient,
       namespace: le.namespace,
       name: le.name,
       identity: le.identity ?? `${hostname()}_${randomUUID()}`,

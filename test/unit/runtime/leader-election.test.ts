@@ -4,7 +4,8 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/runtime/client.ts';
 import { LeaderElector, type Lease, type LeaseClient } from '../../../src/runtime/leader-election.ts';
-import { type KubeObject, LeaseResource } from '../../../src/runtime/types.ts';
+import { type KubeObject, LeaseResource, type WatchEvent } from '../../../src/runtime/types.ts';
+import type { ListWatchClient } from '../../../src/runtime/watcher.ts';
 
 const logger = pino({ level: 'silent' });
 // Whole seconds: the Lease stores leaseDurationSeconds.
@@ -15,6 +16,55 @@ class LeaseStore {
   gets = 0;
   replaces = 0;
   private rv = 0;
+  readonly watchers = new Set<(ev: WatchEvent<Lease>) => void>();
+
+  /** Writes the Lease as another process would (a holder outside the test's electors). */
+  write(spec: Lease['spec']): void {
+    this.lease = {
+      metadata: { name: 'lease', namespace: 'ns', resourceVersion: String(++this.rv) },
+      spec,
+    };
+    this.emit();
+  }
+
+  private emit(): void {
+    const object = structuredClone(this.lease!);
+    for (const w of this.watchers) w({ type: 'MODIFIED', object });
+  }
+
+  /** list + watch on the Lease, events delivered as soon as a write lands. */
+  watchClient(): ListWatchClient {
+    const store = this;
+    return {
+      async list<T extends KubeObject>() {
+        const items = store.lease ? [structuredClone(store.lease) as unknown as T] : [];
+        return { items, metadata: { resourceVersion: String(store.rv) } } as never;
+      },
+      watch<T extends KubeObject>(_r: unknown, opts: { signal?: AbortSignal }) {
+        const queue: WatchEvent<T>[] = [];
+        let notify: (() => void) | undefined;
+        const push = (ev: WatchEvent<Lease>) => {
+          queue.push(ev as unknown as WatchEvent<T>);
+          notify?.();
+        };
+        store.watchers.add(push);
+        return (async function* () {
+          try {
+            while (!opts.signal?.aborted) {
+              if (queue.length) yield queue.shift()!;
+              else
+                await new Promise<void>((r) => {
+                  notify = r;
+                  opts.signal?.addEventListener('abort', () => r(), { once: true });
+                });
+            }
+          } finally {
+            store.watchers.delete(push);
+          }
+        })();
+      },
+    };
+  }
 
   client(): LeaseClient & { down: boolean } {
     const store = this;
@@ -32,6 +82,7 @@ class LeaseStore {
           ...structuredClone(obj),
           metadata: { ...obj.metadata, resourceVersion: String(++store.rv) },
         };
+        store.emit();
         return structuredClone(store.lease) as unknown as T;
       },
       async replace<T extends KubeObject>(_r: unknown, obj: T): Promise<T> {
@@ -44,6 +95,7 @@ class LeaseStore {
           ...structuredClone(obj),
           metadata: { ...obj.metadata, resourceVersion: String(++store.rv) },
         };
+        store.emit();
         return structuredClone(store.lease) as unknown as T;
       },
     };
@@ -182,6 +234,75 @@ describe('LeaderElector', () => {
     const took = Date.now() - crash;
     expect(took).toBeLessThan(TIMING.leaseDurationMs + 3 * TIMING.retryPeriodMs + 300);
     await b.elector.stop({ release: true });
+  });
+
+  // A holder outside the test ('ghost') that the candidate can only poll slowly: retries 10 s apart.
+  const slowCandidate = (store: LeaseStore, watch: boolean) => {
+    let leadingAt: number | undefined;
+    const elector = new LeaderElector({
+      client: store.client(),
+      ...(watch ? { watchClient: store.watchClient() } : {}),
+      namespace: 'ns',
+      name: 'lease',
+      identity: 'b',
+      leaseDurationMs: 2000,
+      renewDeadlineMs: 1500,
+      retryPeriodMs: 10_000,
+      logger,
+      onStartedLeading: () => {
+        leadingAt = Date.now();
+      },
+    });
+    void elector.run();
+    return { elector, leadingAt: () => leadingAt };
+  };
+  const ghostSpec = () => ({
+    holderIdentity: 'ghost',
+    leaseDurationSeconds: 2,
+    renewTime: new Date().toISOString(),
+  });
+
+  it('a candidate tries again when the Lease it observed expires, not at its next retry', async () => {
+    const store = new LeaseStore();
+    store.write(ghostSpec());
+    const b = slowCandidate(store, false);
+    await until(() => store.gets > 0);
+    const observed = Date.now();
+    // The ghost never renews: b may take it one lease duration after it looked, and does then.
+    await until(() => b.elector.isLeader, 8000);
+    expect(b.leadingAt()! - observed).toBeGreaterThanOrEqual(1990);
+    expect(b.leadingAt()! - observed).toBeLessThan(6000);
+    await b.elector.stop({ release: true });
+  });
+
+  it('a watching candidate reckons expiry from the last renewal it saw written, and takes a released Lease at once', async () => {
+    const store = new LeaseStore();
+    store.write(ghostSpec());
+    const b = slowCandidate(store, true);
+    await until(() => store.gets > 0 && store.watchers.size > 0);
+    let lastRenewal = 0;
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 300));
+      store.write(ghostSpec());
+      lastRenewal = Date.now();
+    }
+    await until(() => b.elector.isLeader, 8000);
+    // Never before one lease duration after the last renewal (the safety rule), and about then.
+    expect(b.leadingAt()! - lastRenewal).toBeGreaterThanOrEqual(1990);
+    expect(b.leadingAt()! - lastRenewal).toBeLessThan(6000);
+    await b.elector.stop({ release: false });
+
+    const again = new LeaseStore();
+    again.write(ghostSpec());
+    const c = slowCandidate(again, true);
+    // The fake replays nothing from a resourceVersion: write once the watch is open.
+    await until(() => again.gets > 0 && again.watchers.size > 0);
+    again.write({ holderIdentity: '', leaseDurationSeconds: 1, renewTime: new Date().toISOString() });
+    const released = Date.now();
+    await until(() => c.elector.isLeader, 8000);
+    // Well before both the ghost's lease duration and the 10 s retry.
+    expect(c.leadingAt()! - released).toBeLessThan(1000);
+    await c.elector.stop({ release: true });
   });
 
   it('rejects a renew deadline that is not below the lease duration', () => {
