@@ -507,6 +507,9 @@ function analyse(
   const before = regOk.filter((a) => a.end <= kill);
   const after = regOk.filter((a) => firstAfter && a.end >= firstAfter.end);
   const hostRegMs = [...d.done.get('register')!.values()].filter((v) => v.ok).map((v) => v.ok! - v.first);
+  const invOk = d.attempts.filter(
+    (a) => a.phase === 'inventory' && typeof a.outcome === 'number' && a.outcome < 300,
+  );
   return {
     registered: registered.length,
     agents: agents.length,
@@ -530,6 +533,10 @@ function analyse(
       latencyMs: latencySummary(after.map((a) => a.end - a.start)),
     },
     hostRegistrationMs: latencySummary(hostRegMs),
+    inventoryReplyMs: {
+      beforeKill: latencySummary(invOk.filter((a) => a.end <= kill).map((a) => a.end - a.start)),
+      afterKill: latencySummary(invOk.filter((a) => a.end > kill).map((a) => a.end - a.start)),
+    },
     failures: failuresByStatus(d.attempts),
     gaveUp: d.gaveUp,
   };
@@ -568,6 +575,8 @@ function print(r: ReturnType<typeof analyse>, replicas: Replica[]): void {
   line('register call p50 / p99 / max before the kill', fmt(r.beforeKill.latencyMs));
   line('register call p50 / p99 / max after the kill', fmt(r.afterKill.latencyMs));
   line('host registration incl. retries p50 / p99 / max', fmt(r.hostRegistrationMs));
+  line('inventory reply 2xx p50 / p99 / max before the kill', fmt(r.inventoryReplyMs.beforeKill));
+  line('inventory reply 2xx p50 / p99 / max after the kill', fmt(r.inventoryReplyMs.afterKill));
   line('failed attempts by phase and status', JSON.stringify(r.failures));
   line('hosts that gave up', JSON.stringify(r.gaveUp));
   line('2xx answers by replica', replicas.map((x) => `${x.name} ${x.answered2xx}`).join(', '));
