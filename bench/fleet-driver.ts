@@ -275,8 +275,8 @@ class Fleet {
 
   /**
    * `perSecond` inventory replies whose CPU clock differs from the Agent's, round-robin over the
-   * hosts, for `seconds`; each is timed from its 2xx answer to the first Agent watch event showing
-   * the new clock in status.inventory. Events not seen within `settleSeconds` after the window count
+   * hosts, for `seconds`; each is timed from sending the reply (its 2xx comes only once the status
+   * holds it) to the first Agent watch event showing the new clock in status.inventory. Events not seen within `settleSeconds` after the window count
    * as failures.
    */
   async events(seconds: number, perSecond: number, settleSeconds: number): Promise<EventStatusResult> {
@@ -284,11 +284,11 @@ class Fleet {
     const admin = new KubeClient({ kubeConfig: loadKubeConfig(this.init.kubeconfigPath), qps: 0 });
     const failures: Failures = {};
     const latenciesMs: number[] = [];
-    const pending = new Map<string, { mhz: number; answeredAt?: number; seenAt?: number }>();
+    const pending = new Map<string, { mhz: number; sentAt: number; answeredAt?: number; seenAt?: number }>();
     const settle = (name: string) => {
       const p = pending.get(name);
       if (p?.answeredAt === undefined || p.seenAt === undefined) return;
-      latenciesMs.push(Math.max(0, p.seenAt - p.answeredAt));
+      latenciesMs.push(Math.max(0, p.seenAt - p.sentAt));
       pending.delete(name);
     };
     const list = await admin.list<Agent>(AGENT, { namespace });
@@ -312,7 +312,7 @@ class Fleet {
         continue;
       }
       const mhz = 2401 + k;
-      pending.set(name, { mhz });
+      pending.set(name, { mhz, sentAt: performance.now() });
       sent++;
       sends.push(
         this.reply(i, mhz).then((status) => {
