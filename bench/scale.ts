@@ -148,6 +148,35 @@ function countRequests(client: KubeClient): Map<string, number> {
   return counts;
 }
 
+/**
+ * A counter's value summed over the series of `name` whose labels include every `labels` pair (a
+ * value also matches `value.*`, as the operator's resource ids `plural.version.group` do).
+ */
+function counterSum(metricsText: string, name: string, labels: Record<string, string>): number {
+  let sum = 0;
+  for (const row of metricsText.split('\n')) {
+    if (!row.startsWith(`${name}{`) && !row.startsWith(`${name} `)) continue;
+    if (Object.entries(labels).every(([k, v]) => new RegExp(`${k}="${v}(\\.[^"]*)?"`).test(row))) {
+      sum += Number(row.slice(row.lastIndexOf(' ') + 1));
+    }
+  }
+  return sum;
+}
+
+/** Agent watches re-established by the operator, by reason, and Agent watchers the API server closed. */
+async function agentWatchEnds(b: Bench): Promise<Record<string, number>> {
+  const ours = await b.operatorMetrics();
+  const server = await b.plane.apiServerMetrics();
+  const ends: Record<string, number> = {};
+  for (const reason of ['timeout', 'closed', 'gone', 'error']) {
+    ends[reason] = counterSum(ours, 'aio_watch_restarts_total', { resource: 'agents', reason });
+  }
+  ends.serverClosedUnresponsive = counterSum(server, 'apiserver_terminated_watchers_total', {
+    resource: 'agents',
+  });
+  return ends;
+}
+
 function writesOf(counts: Map<string, number>): number {
   let n = 0;
   for (const [k, v] of counts) if (WRITES.has(k.split(' ')[0]!)) n += v;
@@ -158,6 +187,10 @@ function diff(after: Map<string, number>, before: Map<string, number>): Record<s
   const out: Record<string, number> = {};
   for (const [k, v] of after) if (v - (before.get(k) ?? 0) > 0) out[k] = v - (before.get(k) ?? 0);
   return out;
+}
+
+function diffRecord(after: Record<string, number>, before: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]));
 }
 
 /** Resolves when the operator has made no write for `quietMs` (bounded by `maxMs`). */
@@ -402,6 +435,8 @@ interface Bench {
   driver: FleetDriver;
   ceilingPerSec: number;
   failures: Failures;
+  /** The operator's own Prometheus metrics (text format). */
+  operatorMetrics: () => Promise<string>;
 }
 
 function addFailures(into: Failures, from: Failures): void {
@@ -410,6 +445,7 @@ function addFailures(into: Failures, from: Failures): void {
 
 async function registrationWave(b: Bench) {
   const before = new Map(b.counts);
+  const watchEnds0 = await agentWatchEnds(b);
   const profiler = flags['profile-wave'] ? await startProfiler() : undefined;
   const meter = await startMeter(b.plane, b.driver);
   const reg = await b.driver.register();
@@ -418,6 +454,7 @@ async function registrationWave(b: Bench) {
   if (profiler) await profiler.stop(flags['profile-wave']!);
   addFailures(b.failures, reg.failures);
   const requests = diff(b.counts, before);
+  const agentWatchEndsInWave = diffRecord(await agentWatchEnds(b), watchEnds0);
   const perSec = HOSTS / reg.seconds;
   const writesPerReg = writesOf(new Map(Object.entries(requests))) / HOSTS;
   const r = {
@@ -428,12 +465,14 @@ async function registrationWave(b: Bench) {
     requests,
     ceilingFraction: (perSec * writesPerReg) / b.ceilingPerSec,
     ceilingBoundPerSec: b.ceilingPerSec / writesPerReg,
+    agentWatchEnds: agentWatchEndsInWave,
     ...usage,
   };
   line('registrations', `${HOSTS} in ${r.seconds.toFixed(1)} s = ${perSec.toFixed(1)} /s`);
   line('register latency p50 / p99 / max', ms3(r.latencyMs));
   line('API writes per registration (until quiet)', writesPerReg.toFixed(2));
   line('registration requests by verb', JSON.stringify(requests));
+  line('Agent watch ends (ours by reason / server)', JSON.stringify(agentWatchEndsInWave));
   line(
     'write rate as fraction of ceiling',
     `${(r.ceilingFraction * 100).toFixed(0)} % (ceiling ÷ writes/host = ${r.ceilingBoundPerSec.toFixed(0)} hosts/s)`,
@@ -617,7 +656,14 @@ async function main(): Promise<void> {
       kubeconfigPath: plane.kubeconfigPath,
       namespace: NS,
     });
-    const b: Bench = { plane, counts, driver, ceilingPerSec, failures: {} };
+    const b: Bench = {
+      plane,
+      counts,
+      driver,
+      ceilingPerSec,
+      failures: {},
+      operatorMetrics: () => op.ctx.mgr.metrics.registry.metrics(),
+    };
 
     let peakRss = process.memoryUsage().rss;
     const rssTimer = setInterval(() => {

@@ -218,7 +218,8 @@ export class ControlPlane {
       `--service-account-issuer=${this.server}`,
       `--service-account-key-file=${this.certPath('sa.pub')}`,
       `--service-account-signing-key-file=${this.certPath('sa.key')}`,
-      '--v=0',
+      // AIO_APISERVER_V=1 logs, e.g., watchers the watch cache closes for not keeping up.
+      `--v=${process.env.AIO_APISERVER_V ?? '0'}`,
     ]);
     await waitFor(
       'kube-apiserver',
@@ -258,6 +259,14 @@ export class ControlPlane {
     const res = await request(`${this.server}/readyz`, { dispatcher: this.adminDispatcher() });
     await res.body.dump();
     return res.statusCode === 200;
+  }
+
+  /** The API server's own Prometheus metrics (text format), read as admin. */
+  async apiServerMetrics(): Promise<string> {
+    const res = await request(`${this.server}/metrics`, { dispatcher: this.adminDispatcher() });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`GET /metrics: ${res.statusCode}`);
+    return text;
   }
 
   private adminAgent: Agent | undefined;
