@@ -168,6 +168,17 @@ const MAX_THROTTLE_RETRIES = 10;
 /** Longest Retry-After honoured as given; longer ones are cut to this (project choice). */
 const MAX_RETRY_AFTER_MS = 60_000;
 
+/**
+ * HTTP/2 receive windows, as Go's HTTP/2 transport (and so client-go) sets them: 4 MiB per stream,
+ * 1 GiB per connection. undici's 256 KiB per stream holds fewer than 20 Agent watch events (about
+ * 14 KiB each as sent): when the event loop is busy for 0.1 s during a registration wave the API
+ * server's writes block, its watch cache's buffer for the watcher fills and it closes the watch
+ * ("Forcing ... watcher close due to unresponsiveness"). Memory is bounded per stream by the window.
+ * Passed as undici's top-level options: 8.12 ignores h2Options.settings.initialWindowSize.
+ */
+export const STREAM_WINDOW_BYTES = 4 << 20;
+export const CONNECTION_WINDOW_BYTES = 1 << 30;
+
 export class KubeClient {
   readonly limiter: TokenBucket;
   readonly health: ApiHealth;
@@ -530,7 +541,11 @@ export class KubeClient {
     }
     return {
       server: cluster.server.replace(/\/+$/, ''),
-      dispatcher: new Agent({ connect }),
+      dispatcher: new Agent({
+        connect,
+        initialWindowSize: STREAM_WINDOW_BYTES,
+        connectionWindowSize: CONNECTION_WINDOW_BYTES,
+      }),
       retired: false,
     };
   }
