@@ -123,7 +123,7 @@ export class RuntimeMetrics {
     });
     this.watchRestarts = new Counter({
       name: 'aio_watch_restarts_total',
-      help: 'Watches re-established, by reason (timeout, gone, error).',
+      help: 'Watches re-established, by reason (timeout, closed early by the server, gone, error).',
       labelNames: ['resource', 'reason'],
       registers,
     });

@@ -25,9 +25,15 @@ export interface ListWatchClient {
   watch<T extends KubeObject>(res: ApiResource, opts: WatchOptions): AsyncIterable<WatchEvent<T>>;
 }
 
+export type WatchRestartReason = 'timeout' | 'closed' | 'gone' | 'error';
+
 export interface WatchMetricsSink {
-  /** A watch ended and a new one starts: 'timeout' (server closed it), 'gone' (410), 'error'. */
-  restarted(reason: 'timeout' | 'gone' | 'error'): void;
+  /**
+   * A watch ended and a new one starts: 'timeout' (the server ended it at its timeout), 'closed'
+   * (the server ended it early, e.g. its watch cache dropped us for reading too slowly), 'gone'
+   * (410), 'error'.
+   */
+  restarted(reason: WatchRestartReason): void;
   relisted(): void;
   bookmark(): void;
 }
@@ -63,6 +69,8 @@ export function stripManagedFields<T extends KubeObject>(obj: T): T {
 
 /** A watch that ends this fast without a single event is treated as a failure (client-go does too). */
 const SHORT_WATCH_MS = 1000;
+/** A clean end this long before the requested timeoutSeconds was the server's choice, not the timeout. */
+const EARLY_END_MS = 1000;
 
 export class Watcher<T extends KubeObject> {
   private readonly opts: WatcherOptions<T>;
@@ -110,8 +118,9 @@ export class Watcher<T extends KubeObject> {
         if (result.events === 0 && result.durationMs < SHORT_WATCH_MS && !signal.aborted) {
           throw new Error(`watch closed after ${result.durationMs} ms without events`);
         }
-        if (!signal.aborted) this.opts.onHeard?.();
-        metrics?.restarted('timeout');
+        if (signal.aborted) break; // we stopped it: not a restart
+        this.opts.onHeard?.();
+        metrics?.restarted(this.endReason(result));
       } catch (err) {
         if (signal.aborted) break;
         // A 410 on the watch request itself: our resourceVersion is compacted away. A 410 while
@@ -126,6 +135,20 @@ export class Watcher<T extends KubeObject> {
         await sleep(delayMs, undefined, { signal }).catch(() => undefined);
       }
     }
+  }
+
+  /** 'timeout' for a watch the server ended at the timeout we asked for, 'closed' for one ended early. */
+  private endReason(result: {
+    events: number;
+    durationMs: number;
+    timeoutSeconds: number;
+  }): WatchRestartReason {
+    if (result.durationMs >= result.timeoutSeconds * 1000 - EARLY_END_MS) return 'timeout';
+    this.opts.logger.debug(
+      { events: result.events, durationMs: result.durationMs },
+      'watch closed early by the server',
+    );
+    return 'closed';
   }
 
   private async list(signal: AbortSignal): Promise<string> {
@@ -155,7 +178,7 @@ export class Watcher<T extends KubeObject> {
   private async watch(
     rv: string,
     signal: AbortSignal,
-  ): Promise<{ gone: boolean; events: number; durationMs: number }> {
+  ): Promise<{ gone: boolean; events: number; durationMs: number; timeoutSeconds: number }> {
     const { client, resource, namespace, labelSelector, fieldSelector, onEvent, metrics } = this.opts;
     const timeoutSeconds = Math.floor((this.opts.minWatchTimeoutSeconds ?? 300) * (1 + this.random()));
     const started = Date.now();
@@ -174,7 +197,8 @@ export class Watcher<T extends KubeObject> {
       this.opts.onHeard?.();
       if (ev.type === 'ERROR') {
         const status = ev.object as Status;
-        if (status.code === 410) return { gone: true, events, durationMs: Date.now() - started };
+        if (status.code === 410)
+          return { gone: true, events, durationMs: Date.now() - started, timeoutSeconds };
         throw new ApiError(
           status.code ?? 500,
           status,
@@ -191,6 +215,6 @@ export class Watcher<T extends KubeObject> {
       if (ev.type === 'DELETED') onEvent({ type: 'delete', object });
       else onEvent({ type: 'apply', object });
     }
-    return { gone: false, events, durationMs: Date.now() - started };
+    return { gone: false, events, durationMs: Date.now() - started, timeoutSeconds };
   }
 }

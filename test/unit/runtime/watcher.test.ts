@@ -15,7 +15,8 @@ import { type ListWatchClient, Watcher, type WatcherEvent } from '../../../src/r
 const logger = pino({ level: 'silent' });
 
 type ListStep = ObjectList<KubeObject> | Error;
-type WatchStep = { events: WatchEvent<KubeObject>[]; thenThrow?: Error } | Error;
+/** `lastsTimeout`: the clock reaches the watch's timeoutSeconds before the stream ends (fake Date). */
+type WatchStep = { events: WatchEvent<KubeObject>[]; thenThrow?: Error; lastsTimeout?: boolean } | Error;
 
 function cm(name: string, rv: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject {
   return {
@@ -62,6 +63,7 @@ class ScriptedClient implements ListWatchClient {
     if (step instanceof Error) throw step;
     for (const ev of step.events) yield structuredClone(ev) as WatchEvent<T>;
     if (step.thenThrow) throw step.thenThrow;
+    if (step.lastsTimeout) vi.setSystemTime(Date.now() + opts.timeoutSeconds * 1000);
   }
 
   /** Script exhausted: tell the test, then hang until the watcher is stopped. */
@@ -154,8 +156,28 @@ describe('Watcher', () => {
     expect(rvOf(r.calls[3]!)).toBe('20');
     expect(r.delays).toEqual([]);
     expect(r.metrics.bookmark).toHaveBeenCalledTimes(1);
-    expect(r.metrics.restarted).toHaveBeenCalledWith('timeout');
+    // Long before its timeout: the server's choice (a watch cache dropping a slow reader looks so).
+    expect(r.metrics.restarted).toHaveBeenCalledWith('closed');
     expect(r.metrics.relisted).toHaveBeenCalledTimes(1);
+  });
+
+  it("counts a watch the server ends at the requested timeout as 'timeout', an earlier end as 'closed'", async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const r = await run(
+        [page('10', [])],
+        [
+          { events: [{ type: 'ADDED', object: cm('a', '11') }], lastsTimeout: true },
+          { events: [{ type: 'ADDED', object: cm('b', '12') }] },
+        ],
+      );
+      expect(r.calls.map((c) => c.kind)).toEqual(['list', 'watch', 'watch', 'watch']);
+      expect(r.metrics.restarted.mock.calls).toEqual([['timeout'], ['closed']]);
+      expect(rvOf(r.calls[3]!)).toBe('12');
+      expect(r.delays).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('relists at once on a 410 ERROR event', async () => {
