@@ -49,7 +49,7 @@ describe('RBAC rules', () => {
       'namespace core services: list,watch',
       'namespace networking.k8s.io ingresses: list,watch',
       'namespace route.openshift.io routes: list,watch',
-      'namespace coordination.k8s.io leases: get,create,update',
+      'namespace coordination.k8s.io leases: get,list,watch,create,update',
     ]);
   });
 
