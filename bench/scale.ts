@@ -6,7 +6,8 @@
 // Flags: --clusters, --hosts, --concurrency, --out, --profile-wave FILE / --profile-idle FILE (CPU
 // profile of the operator's thread in the registration wave / idle-hosts phase), --idle-hosts-seconds, --event-status-seconds, --installs-per-hour,
 // --events-per-install, --iso-mib (base ISO size of the ISO download phase, bench/iso-throughput.ts;
-// 0 skips it), --idle MINUTES (see idle()).
+// 0 skips it), --fleet-process-seconds (the shipped operator as its own process with the fleet in
+// place: start-up and RSS over that window; 0 skips it), --idle MINUTES (see idle()).
 //
 // Phases: the API server's own write ceiling (a plain create loop of small ConfigMaps), then a
 // registration wave (register only, until the operator is quiet), an inventory wave (one inventory
@@ -67,6 +68,7 @@ const { values: flags } = parseArgs({
     'node-arg': { type: 'string', multiple: true, default: [] },
     'profile-wave': { type: 'string' },
     'profile-idle': { type: 'string' },
+    'fleet-process-seconds': { type: 'string', default: '30' },
     'idle-hosts-seconds': { type: 'string', default: '60' },
     'event-status-seconds': { type: 'string', default: '60' },
     'installs-per-hour': { type: 'string', default: '500' },
@@ -299,6 +301,74 @@ async function procUsage(pid: number): Promise<{ cpuSeconds: number; rss: number
  * `--idle-warmup` seconds from ready, samples its CPU seconds and RSS for MINUTES. `--node-arg`
  * passes flags to that node (e.g. --cpu-prof).
  */
+/** The shipped entry point as its own process on `plane`, with its defaults (leader election, probes, host API). */
+async function spawnOperator(plane: ControlPlane, dataDir: string) {
+  const [health, metrics, api] = [await freePort(), await freePort(), await freePort()];
+  const child = spawn(process.execPath, [...(flags['node-arg'] ?? []), 'src/cmd/operator.ts'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      KUBECONFIG: plane.kubeconfigPath,
+      POD_NAMESPACE: NS,
+      WATCH_NAMESPACE: NS,
+      METRICS_BIND_ADDRESS: `127.0.0.1:${metrics}`,
+      HEALTH_PROBE_BIND_ADDRESS: `127.0.0.1:${health}`,
+      API_BIND_HOST: '127.0.0.1',
+      API_PORT: String(api),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    },
+  });
+  const exited = new Promise((r) => child.once('exit', r));
+  const ready = (async () => {
+    while ((await fetch(`http://127.0.0.1:${health}/readyz`).catch(() => undefined))?.status !== 200) {
+      if (child.exitCode !== null) throw new Error(`operator exited ${child.exitCode}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return { child, ready, exited };
+}
+
+/**
+ * The shipped operator as its own process with the whole fleet in place (its first reconcile of
+ * every object included): seconds to ready, and its RSS and CPU over `--fleet-process-seconds`.
+ * The in-process figures include the driver thread; this one is the operator alone.
+ */
+async function operatorProcessWithFleet(plane: ControlPlane, dataDir: string) {
+  const seconds = Number(flags['fleet-process-seconds']);
+  const s0 = performance.now();
+  const { child, ready, exited } = await spawnOperator(plane, dataDir);
+  try {
+    await ready;
+    const startupSeconds = (performance.now() - s0) / 1000;
+    const pid = child.pid!;
+    const atReady = await procUsage(pid);
+    let peak = atReady.rss;
+    const end = Date.now() + seconds * 1000;
+    while (Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 1000));
+      peak = Math.max(peak, (await procUsage(pid)).rss);
+    }
+    const last = await procUsage(pid);
+    const mib = (b: number) => b / 1024 / 1024;
+    const r = {
+      startupToReadySeconds: startupSeconds,
+      rssMiB: { atReady: mib(atReady.rss), peak: mib(peak), end: mib(last.rss) },
+      cpuSeconds: last.cpuSeconds,
+      seconds,
+    };
+    line('operator process, fleet in place: to ready', `${startupSeconds.toFixed(1)} s`);
+    line(
+      `operator process RSS at ready / peak / after ${seconds} s`,
+      `${r.rssMiB.atReady.toFixed(0)} / ${r.rssMiB.peak.toFixed(0)} / ${r.rssMiB.end.toFixed(0)} MiB (CPU ${r.cpuSeconds.toFixed(1)} s)`,
+    );
+    return r;
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
 async function idle(minutes: number): Promise<void> {
   const warmupMs = Number(flags['idle-warmup']) * 1000;
   console.log(`bench-scale --idle: operator process, no clusters, no hosts, ${minutes} min`);
@@ -308,29 +378,10 @@ async function idle(minutes: number): Promise<void> {
   try {
     await installCrds(plane.kubeconfigPath, await projectCrdFiles());
     await admin.create(NAMESPACE, { metadata: { name: NS } } as never);
-    const [health, metrics, api] = [await freePort(), await freePort(), await freePort()];
     const s0 = performance.now();
-    const child = spawn(process.execPath, [...(flags['node-arg'] ?? []), 'src/cmd/operator.ts'], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: {
-        ...process.env,
-        KUBECONFIG: plane.kubeconfigPath,
-        POD_NAMESPACE: NS,
-        WATCH_NAMESPACE: NS,
-        METRICS_BIND_ADDRESS: `127.0.0.1:${metrics}`,
-        HEALTH_PROBE_BIND_ADDRESS: `127.0.0.1:${health}`,
-        API_BIND_HOST: '127.0.0.1',
-        API_PORT: String(api),
-        DATA_DIR: dataDir,
-        LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-      },
-    });
-    const exited = new Promise((r) => child.once('exit', r));
+    const { child, ready, exited } = await spawnOperator(plane, dataDir);
     try {
-      while ((await fetch(`http://127.0.0.1:${health}/readyz`).catch(() => undefined))?.status !== 200) {
-        if (child.exitCode !== null) throw new Error(`operator exited ${child.exitCode}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await ready;
       line('start-up to ready', `${((performance.now() - s0) / 1000).toFixed(1)} s`);
       await new Promise((r) => setTimeout(r, warmupMs));
       const pid = child.pid!;
@@ -704,11 +755,17 @@ async function main(): Promise<void> {
     const startupSeconds = await startupWithFleet(plane, config, logger, async (ctx) => {
       if (isoMiB > 0) iso = await measureIsoThroughput({ admin, ctx, namespace: NS, isoMiB, line });
     });
+    const operatorProcess =
+      Number(flags['fleet-process-seconds']) > 0 ? await operatorProcessWithFleet(plane, dataDir) : undefined;
     await mkdir(dirname(flags.out!), { recursive: true });
-    await writeFile(
-      flags.out!,
-      `${JSON.stringify({ ...report, sameWritesCeiling: sameWrites, startupToReadySeconds: startupSeconds, isoThroughput: iso }, null, 2)}\n`,
-    );
+    const full = {
+      ...report,
+      sameWritesCeiling: sameWrites,
+      startupToReadySeconds: startupSeconds,
+      isoThroughput: iso,
+      operatorProcess,
+    };
+    await writeFile(flags.out!, `${JSON.stringify(full, null, 2)}\n`);
     console.log(`report written to ${flags.out}`);
     if (Object.keys(b.failures).length > 0) {
       console.error(`bench-scale: the run broke: ${JSON.stringify(b.failures)}`);
