@@ -31,16 +31,9 @@ import { freePort } from '../src/dev/ports.ts';
 import { loadKubeConfig } from '../src/operator/main.ts';
 import { loadOperatorConfig } from '../src/records/config.ts';
 import { SecretKeyStore } from '../src/records/hosts/keystore.ts';
-import {
-  AGENT,
-  AGENT_CLUSTER_INSTALL,
-  CLUSTER_DEPLOYMENT,
-  CLUSTER_IMAGE_SET,
-  INFRA_ENV,
-  NAMESPACE,
-  SECRET,
-} from '../src/records/resources.ts';
+import { AGENT, AGENT_CLUSTER_INSTALL, INFRA_ENV, NAMESPACE } from '../src/records/resources.ts';
 import { KubeClient } from '../src/runtime/index.ts';
+import { createClusters, hostId, inventory, pool } from './fleet.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -84,14 +77,6 @@ function pct(sorted: readonly number[], p: number): number {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function pool(n: number, limit: number, work: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < n; i = next++) await work(i);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, n) }, worker));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Replicas and the Service-like router.
@@ -172,66 +157,6 @@ function startProber(replicas: Replica[]): () => void {
 // ---------------------------------------------------------------------------------------------
 // Fleet set-up.
 
-async function createClusters(client: KubeClient): Promise<InfraEnv[]> {
-  await client.create(CLUSTER_IMAGE_SET, {
-    apiVersion: 'hive.openshift.io/v1',
-    kind: 'ClusterImageSet',
-    metadata: { name: 'bench-4.18' },
-    spec: { releaseImage: 'quay.io/openshift-release-dev/ocp-release:4.18.1-x86_64' },
-  } as never);
-  const ies: InfraEnv[] = [];
-  await pool(CLUSTERS, CONCURRENCY, async (i) => {
-    const name = `sno-${i}`;
-    const pullSecretRef = { name: `${name}-pull-secret` };
-    await client.create(SECRET, {
-      metadata: { name: pullSecretRef.name, namespace: NS },
-      type: 'kubernetes.io/dockerconfigjson',
-      stringData: { '.dockerconfigjson': '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}' },
-    } as never);
-    await client.create(CLUSTER_DEPLOYMENT, {
-      apiVersion: 'hive.openshift.io/v1',
-      kind: 'ClusterDeployment',
-      metadata: { name, namespace: NS },
-      spec: {
-        baseDomain: 'example.com',
-        clusterName: name,
-        clusterInstallRef: {
-          group: 'extensions.hive.openshift.io',
-          version: 'v1beta1',
-          kind: 'AgentClusterInstall',
-          name,
-        },
-        platform: { agentBareMetal: { agentSelector: {} } },
-        pullSecretRef,
-      },
-    } as never);
-    await client.create(AGENT_CLUSTER_INSTALL, {
-      apiVersion: 'extensions.hive.openshift.io/v1beta1',
-      kind: 'AgentClusterInstall',
-      metadata: { name, namespace: NS },
-      spec: {
-        clusterDeploymentRef: { name },
-        imageSetRef: { name: 'bench-4.18' },
-        networking: {
-          clusterNetwork: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }],
-          serviceNetwork: ['172.30.0.0/16'],
-          machineNetwork: [{ cidr: '192.168.122.0/24' }],
-          networkType: 'OVNKubernetes',
-          userManagedNetworking: true,
-        },
-        provisionRequirements: { controlPlaneAgents: 1 },
-      },
-    } as never);
-    ies[i] = await client.create<InfraEnv>(INFRA_ENV, {
-      apiVersion: 'agent-install.openshift.io/v1beta1',
-      kind: 'InfraEnv',
-      metadata: { name, namespace: NS },
-      spec: { pullSecretRef, cpuArchitecture: 'x86_64', clusterRef: { name, namespace: NS } },
-    } as InfraEnv);
-  });
-  return ies;
-}
-
 /** Every InfraEnv and AgentClusterInstall has conditions: the leader has reconciled the fleet. */
 async function fleetSettled(client: KubeClient): Promise<boolean> {
   const reconciled = async (resource: typeof INFRA_ENV) => {
@@ -248,47 +173,6 @@ async function agentTokens(client: KubeClient, ies: InfraEnv[]): Promise<string[
   if (!pem) throw new Error('the operator has not created its signing-key Secret');
   const { privateKey } = importKeyPair(pem);
   return ies.map((ie) => signAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' }, privateKey));
-}
-
-function hostId(i: number): string {
-  return `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
-}
-
-function inventory(i: number): string {
-  const b = (n: number) => n.toString(16).padStart(2, '0');
-  return JSON.stringify({
-    boot: { current_boot_mode: 'uefi' },
-    cpu: { architecture: 'x86_64', count: 8, flags: ['vmx'], frequency: 2400, model_name: 'Xeon' },
-    disks: [
-      {
-        by_path: '/dev/disk/by-path/pci-0000:00:04.0',
-        drive_type: 'SSD',
-        id: '/dev/disk/by-path/pci-0000:00:04.0',
-        installation_eligibility: { eligible: true, not_eligible_reasons: null },
-        name: 'vda',
-        path: '/dev/vda',
-        size_bytes: 214748364800,
-        serial: `disk-${i}`,
-      },
-    ],
-    hostname: `host-${i}`,
-    interfaces: [
-      {
-        flags: ['up'],
-        has_carrier: true,
-        ipv4_addresses: [`192.168.122.${10 + (i % 200)}/24`],
-        ipv6_addresses: [],
-        mac_address: `52:54:00:${b((i >> 16) & 255)}:${b((i >> 8) & 255)}:${b(i & 255)}`,
-        mtu: 1500,
-        name: 'enp1s0',
-        speed_mbps: 1000,
-        type: 'physical',
-      },
-    ],
-    memory: { physical_bytes: 34359738368, usable_bytes: 33285996544 },
-    routes: [{ destination: '0.0.0.0', family: 2, gateway: '192.168.122.1', interface: 'enp1s0' }],
-    system_vendor: { manufacturer: 'Red Hat', product_name: 'KVM', virtual: true },
-  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -604,7 +488,7 @@ async function main(): Promise<void> {
     await until('replica-b caches synced (standby)', async () => (await probeReady(b)) === 200);
     if ((await apiReady(b)) === 200) throw new Error('both replicas answer /ready 200');
     const t0 = performance.now();
-    const ies = await createClusters(admin);
+    const ies = await createClusters(admin, NS, CLUSTERS, CONCURRENCY);
     await until('the leader reconciled every InfraEnv', () => fleetSettled(admin), 600_000);
     line('clusters created and settled', `${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const tokens = await agentTokens(admin, ies);

@@ -9,6 +9,7 @@ import { Agent as HttpAgent, request } from 'undici';
 import type { Agent } from '../src/api/index.ts';
 import { AGENT } from '../src/records/resources.ts';
 import { KubeClient, loadKubeConfig } from '../src/runtime/index.ts';
+import { hostId, inventory, pool } from './fleet.ts';
 
 export interface FleetInit {
   /** `http://host:port/api/assisted-install` */
@@ -61,22 +62,9 @@ type Command =
   | { cmd: 'events'; seconds: number; perSecond: number; settleSeconds: number }
   | { cmd: 'cpu' };
 
-/** Runs `work(i)` for i in [0, n) with at most `limit` in flight. */
-export async function pool(n: number, limit: number, work: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < n; i = next++) await work(i);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, n) }, worker));
-}
-
 export function pct(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-export function hostId(i: number): string {
-  return `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
 }
 
 /** The main thread's handle on the driver worker. */
@@ -138,43 +126,6 @@ export class FleetDriver {
   async stop(): Promise<void> {
     await this.worker.terminate();
   }
-}
-
-function inventory(i: number, cpuMhz = 2400): string {
-  const mac = `52:54:00:${((i >> 16) & 255).toString(16).padStart(2, '0')}:${((i >> 8) & 255).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`;
-  return JSON.stringify({
-    boot: { current_boot_mode: 'uefi' },
-    cpu: { architecture: 'x86_64', count: 8, flags: ['vmx'], frequency: cpuMhz, model_name: 'Xeon' },
-    disks: [
-      {
-        by_path: '/dev/disk/by-path/pci-0000:00:04.0',
-        drive_type: 'SSD',
-        id: '/dev/disk/by-path/pci-0000:00:04.0',
-        installation_eligibility: { eligible: true, not_eligible_reasons: null },
-        name: 'vda',
-        path: '/dev/vda',
-        size_bytes: 214748364800,
-        serial: `disk-${i}`,
-      },
-    ],
-    hostname: `host-${i}`,
-    interfaces: [
-      {
-        flags: ['up'],
-        has_carrier: true,
-        ipv4_addresses: [`192.168.122.${10 + (i % 200)}/24`],
-        ipv6_addresses: [],
-        mac_address: mac,
-        mtu: 1500,
-        name: 'enp1s0',
-        speed_mbps: 1000,
-        type: 'physical',
-      },
-    ],
-    memory: { physical_bytes: 34359738368, usable_bytes: 33285996544 },
-    routes: [{ destination: '0.0.0.0', family: 2, gateway: '192.168.122.1', interface: 'enp1s0' }],
-    system_vendor: { manufacturer: 'Red Hat', product_name: 'KVM', virtual: true },
-  });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));

@@ -25,24 +25,17 @@ import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import type { Agent, AgentClusterInstall, InfraEnv } from '../src/api/index.ts';
+import type { Agent, AgentClusterInstall } from '../src/api/index.ts';
 import { ControlPlane } from '../src/dev/controlplane.ts';
 import { installCrds, projectCrdFiles } from '../src/dev/crds.ts';
 import { freePort } from '../src/dev/ports.ts';
 import { loadKubeConfig, startOperator } from '../src/operator/main.ts';
 import { loadOperatorConfig } from '../src/records/config.ts';
 import type { OperatorContext } from '../src/records/context.ts';
-import {
-  AGENT_CLUSTER_INSTALL,
-  CLUSTER_DEPLOYMENT,
-  CLUSTER_IMAGE_SET,
-  CONFIG_MAP,
-  INFRA_ENV,
-  NAMESPACE,
-  SECRET,
-} from '../src/records/resources.ts';
+import { CONFIG_MAP, NAMESPACE } from '../src/records/resources.ts';
 import { createLogger, KubeClient } from '../src/runtime/index.ts';
-import { type Failures, FleetDriver, pct, pool } from './fleet-driver.ts';
+import { createClusters, pool } from './fleet.ts';
+import { type Failures, FleetDriver, pct } from './fleet-driver.ts';
 import { measureIsoThroughput } from './iso-throughput.ts';
 import { measureWritesCeiling } from './writes-ceiling.ts';
 
@@ -220,69 +213,6 @@ async function ceiling(client: KubeClient): Promise<number> {
     } as never);
   });
   return CEILING_CREATES / ((performance.now() - t0) / 1000);
-}
-
-async function createClusters(client: KubeClient): Promise<InfraEnv[]> {
-  await client.create(CLUSTER_IMAGE_SET, {
-    apiVersion: 'hive.openshift.io/v1',
-    kind: 'ClusterImageSet',
-    metadata: { name: 'bench-4.18' },
-    spec: { releaseImage: 'quay.io/openshift-release-dev/ocp-release:4.18.1-x86_64' },
-  } as never);
-  const ies: InfraEnv[] = [];
-  await pool(CLUSTERS, CONCURRENCY, async (i) => {
-    const name = `sno-${i}`;
-    await client.create(SECRET, {
-      metadata: { name: `${name}-pull-secret`, namespace: NS },
-      type: 'kubernetes.io/dockerconfigjson',
-      stringData: { '.dockerconfigjson': '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}' },
-    } as never);
-    await client.create(CLUSTER_DEPLOYMENT, {
-      apiVersion: 'hive.openshift.io/v1',
-      kind: 'ClusterDeployment',
-      metadata: { name, namespace: NS },
-      spec: {
-        baseDomain: 'example.com',
-        clusterName: name,
-        clusterInstallRef: {
-          group: 'extensions.hive.openshift.io',
-          version: 'v1beta1',
-          kind: 'AgentClusterInstall',
-          name,
-        },
-        platform: { agentBareMetal: { agentSelector: {} } },
-        pullSecretRef: { name: `${name}-pull-secret` },
-      },
-    } as never);
-    await client.create(AGENT_CLUSTER_INSTALL, {
-      apiVersion: 'extensions.hive.openshift.io/v1beta1',
-      kind: 'AgentClusterInstall',
-      metadata: { name, namespace: NS },
-      spec: {
-        clusterDeploymentRef: { name },
-        imageSetRef: { name: 'bench-4.18' },
-        networking: {
-          clusterNetwork: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }],
-          serviceNetwork: ['172.30.0.0/16'],
-          machineNetwork: [{ cidr: '192.168.122.0/24' }],
-          networkType: 'OVNKubernetes',
-          userManagedNetworking: true,
-        },
-        provisionRequirements: { controlPlaneAgents: 1 },
-      },
-    } as never);
-    ies[i] = await client.create<InfraEnv>(INFRA_ENV, {
-      apiVersion: 'agent-install.openshift.io/v1beta1',
-      kind: 'InfraEnv',
-      metadata: { name, namespace: NS },
-      spec: {
-        pullSecretRef: { name: `${name}-pull-secret` },
-        cpuArchitecture: 'x86_64',
-        clusterRef: { name, namespace: NS },
-      },
-    } as InfraEnv);
-  });
-  return ies;
 }
 
 /** CPU seconds (user + system) and RSS bytes of another process, from /proc. */
@@ -686,7 +616,7 @@ async function main(): Promise<void> {
     while (!op.ctx.mgr.isReady()) await new Promise((r) => setTimeout(r, 50));
 
     const t0 = performance.now();
-    const ies = await createClusters(admin);
+    const ies = await createClusters(admin, NS, CLUSTERS, CONCURRENCY);
     while (
       ies.some((ie) => !op.ctx.infraEnvById(ie.metadata.uid ?? '')) ||
       op.ctx.informers.agentClusterInstalls.store.list().length < CLUSTERS

@@ -1,0 +1,131 @@
+// What the benchmarks' fleets are made of: SNO clusters and the hosts that register into them.
+import type { InfraEnv } from '../src/api/index.ts';
+import {
+  AGENT_CLUSTER_INSTALL,
+  CLUSTER_DEPLOYMENT,
+  CLUSTER_IMAGE_SET,
+  INFRA_ENV,
+  SECRET,
+} from '../src/records/resources.ts';
+import type { KubeClient } from '../src/runtime/index.ts';
+
+/** Runs `work(i)` for i in [0, n) with at most `limit` in flight. */
+export async function pool(n: number, limit: number, work: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < n; i = next++) await work(i);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, n) }, worker));
+}
+
+/** M SNO clusters (pull Secret, ClusterDeployment, AgentClusterInstall, InfraEnv bound to it) in `ns`. */
+export async function createClusters(
+  client: KubeClient,
+  ns: string,
+  count: number,
+  concurrency: number,
+): Promise<InfraEnv[]> {
+  await client.create(CLUSTER_IMAGE_SET, {
+    apiVersion: 'hive.openshift.io/v1',
+    kind: 'ClusterImageSet',
+    metadata: { name: 'bench-4.18' },
+    spec: { releaseImage: 'quay.io/openshift-release-dev/ocp-release:4.18.1-x86_64' },
+  } as never);
+  const ies: InfraEnv[] = [];
+  await pool(count, concurrency, async (i) => {
+    const name = `sno-${i}`;
+    await client.create(SECRET, {
+      metadata: { name: `${name}-pull-secret`, namespace: ns },
+      type: 'kubernetes.io/dockerconfigjson',
+      stringData: { '.dockerconfigjson': '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}' },
+    } as never);
+    await client.create(CLUSTER_DEPLOYMENT, {
+      apiVersion: 'hive.openshift.io/v1',
+      kind: 'ClusterDeployment',
+      metadata: { name, namespace: ns },
+      spec: {
+        baseDomain: 'example.com',
+        clusterName: name,
+        clusterInstallRef: {
+          group: 'extensions.hive.openshift.io',
+          version: 'v1beta1',
+          kind: 'AgentClusterInstall',
+          name,
+        },
+        platform: { agentBareMetal: { agentSelector: {} } },
+        pullSecretRef: { name: `${name}-pull-secret` },
+      },
+    } as never);
+    await client.create(AGENT_CLUSTER_INSTALL, {
+      apiVersion: 'extensions.hive.openshift.io/v1beta1',
+      kind: 'AgentClusterInstall',
+      metadata: { name, namespace: ns },
+      spec: {
+        clusterDeploymentRef: { name },
+        imageSetRef: { name: 'bench-4.18' },
+        networking: {
+          clusterNetwork: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }],
+          serviceNetwork: ['172.30.0.0/16'],
+          machineNetwork: [{ cidr: '192.168.122.0/24' }],
+          networkType: 'OVNKubernetes',
+          userManagedNetworking: true,
+        },
+        provisionRequirements: { controlPlaneAgents: 1 },
+      },
+    } as never);
+    ies[i] = await client.create<InfraEnv>(INFRA_ENV, {
+      apiVersion: 'agent-install.openshift.io/v1beta1',
+      kind: 'InfraEnv',
+      metadata: { name, namespace: ns },
+      spec: {
+        pullSecretRef: { name: `${name}-pull-secret` },
+        cpuArchitecture: 'x86_64',
+        clusterRef: { name, namespace: ns },
+      },
+    } as InfraEnv);
+  });
+  return ies;
+}
+
+/** Host i's id (and Agent name). */
+export function hostId(i: number): string {
+  return `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
+}
+
+/** Host i's discovery inventory (step reply output), with its CPU clock. */
+export function inventory(i: number, cpuMhz = 2400): string {
+  const mac = `52:54:00:${((i >> 16) & 255).toString(16).padStart(2, '0')}:${((i >> 8) & 255).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`;
+  return JSON.stringify({
+    boot: { current_boot_mode: 'uefi' },
+    cpu: { architecture: 'x86_64', count: 8, flags: ['vmx'], frequency: cpuMhz, model_name: 'Xeon' },
+    disks: [
+      {
+        by_path: '/dev/disk/by-path/pci-0000:00:04.0',
+        drive_type: 'SSD',
+        id: '/dev/disk/by-path/pci-0000:00:04.0',
+        installation_eligibility: { eligible: true, not_eligible_reasons: null },
+        name: 'vda',
+        path: '/dev/vda',
+        size_bytes: 214748364800,
+        serial: `disk-${i}`,
+      },
+    ],
+    hostname: `host-${i}`,
+    interfaces: [
+      {
+        flags: ['up'],
+        has_carrier: true,
+        ipv4_addresses: [`192.168.122.${10 + (i % 200)}/24`],
+        ipv6_addresses: [],
+        mac_address: mac,
+        mtu: 1500,
+        name: 'enp1s0',
+        speed_mbps: 1000,
+        type: 'physical',
+      },
+    ],
+    memory: { physical_bytes: 34359738368, usable_bytes: 33285996544 },
+    routes: [{ destination: '0.0.0.0', family: 2, gateway: '192.168.122.1', interface: 'enp1s0' }],
+    system_vendor: { manufacturer: 'Red Hat', product_name: 'KVM', virtual: true },
+  });
+}
