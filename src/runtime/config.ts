@@ -190,7 +190,8 @@ export const runtimeSettings = {
     schema: positiveInt,
     default: 1,
     source: 'controller-runtime MaxConcurrentReconciles',
-    description: 'Default workers per controller (controllers may override).',
+    description:
+      "Default workers per controller. The ClusterDeployment controller runs 4 and the Agent controller at least 4 (a step reply waits for its Agent's status write).",
   },
   cacheSyncTimeoutMs: {
     flag: 'cache-sync-timeout',

@@ -47,6 +47,9 @@ function agentsOfClusterDeployment(ctx: OperatorContext, cd: ClusterDeployment):
   return [...keys];
 }
 
+/** Agent reconcile workers (at least; MAX_CONCURRENT_RECONCILES can raise it), as the cluster controller's. */
+export const AGENT_WORKERS = 4;
+
 export function register(ctx: OperatorContext): void {
   const memory = hostMemory(ctx);
   const superseded = new Map<string, readonly string[]>();
@@ -65,6 +68,9 @@ export function register(ctx: OperatorContext): void {
     .watches<KubeObject>(SECRET, (secret) =>
       agentKeys(ctx.informers.agents.store.byIndex(AGENT_BY_TOKEN_SECRET_INDEX, objectKey(secret))),
     )
+    // A step reply is answered once its Agent's status is written, and a reconcile mostly waits on
+    // its API writes: one worker would answer a wave of replies one write round trip at a time.
+    .withWorkers(Math.max(ctx.mgr.defaultWorkers, AGENT_WORKERS))
     .complete((req, rctx) => reconcileAgent(ctx, deps, req, rctx));
   ctx.bus.register('agent', (key) => controller.enqueue(key));
   // debugInfo.eventsURL and logsURL name the service base URL.
