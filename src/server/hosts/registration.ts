@@ -246,11 +246,16 @@ async function registerOnce(
     });
 
   const known = existing && agentBelongsTo(existing, ie);
+  // An Agent of this InfraEnv without status is a registration left half done (its leader died
+  // between the create and the status write): the host registers as the new host it is, bound to
+  // the InfraEnv's cluster, instead of re-registering unbound, being late-bound by the reconciler
+  // and dropping the inventory it sends next.
+  const halfDone = !!known && !existing?.status?.debugInfo?.state;
   if (existing && !known) {
     const conflict = takeOverConflict(ctx, existing, ie);
     if (conflict) return conflict;
   }
-  if (existing && known) {
+  if (existing && known && !halfDone) {
     // Re-registration: the host keeps its record; RegisterHost decides what becomes of it.
     const facts = hostFacts(ctx, deps.memory, hostId);
     const hostClusterId = existing.status?.backend?.clusterID;
@@ -301,7 +306,9 @@ async function registerOnce(
 
   let agent: Agent;
   let settled: SettledAgent | undefined;
-  if (existing) {
+  if (existing && halfDone) {
+    agent = existing;
+  } else if (existing) {
     // Same name, no live InfraEnv of its own: take the Agent over with a fresh spec and metadata.
     const taken = await takeOver(ctx, ie, existing, (base) => agentSkeleton(ie, hostId, clusterRef, base));
     if (!taken.ok) return taken;
