@@ -259,6 +259,19 @@ async function spawnOperator(plane: ControlPlane, dataDir: string) {
   return { child, ready, exited };
 }
 
+/** A process's CPU and RSS at the start and end of `ms`, and its peak RSS sampled every second. */
+async function sampleProcess(pid: number, ms: number) {
+  const first = await procUsage(pid);
+  let peakRss = first.rss;
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 1000));
+    peakRss = Math.max(peakRss, (await procUsage(pid)).rss);
+  }
+  const last = await procUsage(pid);
+  return { first, last, peakRss: Math.max(peakRss, last.rss) };
+}
+
 /**
  * The shipped operator as its own process with the whole fleet in place (its first reconcile of
  * every object included): seconds to ready, and its RSS and CPU over `--fleet-process-seconds`.
@@ -271,15 +284,7 @@ async function operatorProcessWithFleet(plane: ControlPlane, dataDir: string) {
   try {
     await ready;
     const startupSeconds = (performance.now() - s0) / 1000;
-    const pid = child.pid!;
-    const atReady = await procUsage(pid);
-    let peak = atReady.rss;
-    const end = Date.now() + seconds * 1000;
-    while (Date.now() < end) {
-      await new Promise((r) => setTimeout(r, 1000));
-      peak = Math.max(peak, (await procUsage(pid)).rss);
-    }
-    const last = await procUsage(pid);
+    const { first: atReady, last, peakRss: peak } = await sampleProcess(child.pid!, seconds * 1000);
     const mib = (b: number) => b / 1024 / 1024;
     const r = {
       startupToReadySeconds: startupSeconds,
@@ -314,15 +319,7 @@ async function idle(minutes: number): Promise<void> {
       await ready;
       line('start-up to ready', `${((performance.now() - s0) / 1000).toFixed(1)} s`);
       await new Promise((r) => setTimeout(r, warmupMs));
-      const pid = child.pid!;
-      const u0 = await procUsage(pid);
-      let peak = u0.rss;
-      const end = Date.now() + minutes * 60_000;
-      while (Date.now() < end) {
-        await new Promise((r) => setTimeout(r, 1000));
-        peak = Math.max(peak, (await procUsage(pid)).rss);
-      }
-      const u1 = await procUsage(pid);
+      const { first: u0, last: u1, peakRss: peak } = await sampleProcess(child.pid!, minutes * 60_000);
       const mib = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MiB`;
       line('CPU while idle', `${((u1.cpuSeconds - u0.cpuSeconds) / minutes).toFixed(3)} CPU-s/min`);
       line('RSS while idle: start / end / peak', `${mib(u0.rss)} / ${mib(u1.rss)} / ${mib(peak)}`);

@@ -281,6 +281,8 @@ describe('LeaderElector', () => {
     const b = slowCandidate(store, true);
     await until(() => store.gets > 0 && store.watchers.size > 0);
     let lastRenewal = 0;
+    // The ghost holder renews every 300 ms for 1.5 s: pacing the simulated holder, not waiting
+    // for the elector (what the test checks is measured from the last renewal).
     for (let i = 0; i < 5; i++) {
       await new Promise((r) => setTimeout(r, 300));
       store.write(ghostSpec());
