@@ -1,9 +1,13 @@
 // The fleet driver of `make bench-scale`: N hosts played over the REST API from a worker thread, so
 // the operator's main thread (its event-loop delay, its thread CPU) carries none of the driver's
 // work. The main thread holds a FleetDriver; the worker runs this same file with `workerData.fleet`
-// set and answers one phase command at a time with latencies and status counts.
+// set and answers one phase command at a time with latencies and status counts. With
+// `separateProcess`, the driver is a child process instead (its init the first IPC message): the
+// hosts are then other machines in every respect, V8's shared GC helper threads included.
 
+import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { Agent as HttpAgent, request } from 'undici';
 import type { Agent } from '../src/api/index.ts';
@@ -67,15 +71,73 @@ export function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** The main thread's handle on the driver worker. */
+type Reply = { id: number; result?: unknown; error?: string };
+
+/** What the main thread needs of the driver's thread or process. */
+interface Channel {
+  post(m: unknown): void;
+  onMessage(fn: (m: Reply) => void): void;
+  /** An error, or the thread or process exiting. */
+  onFailure(fn: (e: Error) => void): void;
+  stop(): Promise<void>;
+}
+
+function workerChannel(init: FleetInit): Channel & { worker: Worker } {
+  const worker = new Worker(new URL(import.meta.url), { workerData: { fleet: init } });
+  return {
+    worker,
+    post: (m) => worker.postMessage(m),
+    onMessage: (fn) => worker.on('message', fn),
+    onFailure: (fn) => {
+      worker.on('error', fn);
+      worker.on('exit', (code) => fn(new Error(`fleet driver exited ${code}`)));
+    },
+    stop: async () => void (await worker.terminate()),
+  };
+}
+
+function processChannel(init: FleetInit): Channel {
+  // The init (a token per InfraEnv) is too big for the environment: it is the first message.
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    env: { ...process.env, FLEET_DRIVER_PROCESS: '1' },
+    serialization: 'advanced',
+  });
+  child.send({ init } as never);
+  return {
+    post: (m) => child.send(m as never),
+    onMessage: (fn) => child.on('message', fn),
+    onFailure: (fn) => {
+      child.on('error', fn);
+      child.on('exit', (code) => fn(new Error(`fleet driver exited ${code}`)));
+    },
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** The main thread's handle on the driver (a worker thread, or a child process). */
 export class FleetDriver {
-  private readonly worker: Worker;
+  private readonly channel: Channel;
+  private readonly worker: Worker | undefined;
+  /** True when the driver runs in a process of its own: its CPU is then not part of this process's. */
+  readonly separateProcess: boolean;
   private readonly waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private nextId = 0;
 
-  constructor(init: FleetInit) {
-    this.worker = new Worker(new URL(import.meta.url), { workerData: { fleet: init } });
-    this.worker.on('message', (m: { id: number; result?: unknown; error?: string }) => {
+  constructor(init: FleetInit, opts: { separateProcess?: boolean } = {}) {
+    this.separateProcess = opts.separateProcess ?? false;
+    if (this.separateProcess) {
+      this.channel = processChannel(init);
+    } else {
+      const w = workerChannel(init);
+      this.channel = w;
+      this.worker = w.worker;
+    }
+    this.channel.onMessage((m) => {
       const w = this.waiting.get(m.id);
       this.waiting.delete(m.id);
       if (m.error !== undefined) w?.reject(new Error(`fleet driver: ${m.error}`));
@@ -85,15 +147,14 @@ export class FleetDriver {
       for (const w of this.waiting.values()) w.reject(err);
       this.waiting.clear();
     };
-    this.worker.on('error', failAll);
-    this.worker.on('exit', (code) => failAll(new Error(`fleet driver exited ${code}`)));
+    this.channel.onFailure(failAll);
   }
 
   private send<T>(command: Command): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.worker.postMessage({ id, ...command });
+      this.channel.post({ id, ...command });
     });
   }
 
@@ -113,18 +174,18 @@ export class FleetDriver {
     return this.send({ cmd: 'events', seconds, perSecond, settleSeconds });
   }
 
-  /** CPU seconds the driver thread has used so far (its share of the process's CPU). */
+  /** CPU seconds the driver has used so far: its thread's (a share of this process's), or its process's. */
   threadCpuSeconds(): Promise<number> {
     return this.send({ cmd: 'cpu' });
   }
 
-  /** The driver thread's V8 heap (committed), part of the process's RSS. */
+  /** The driver thread's V8 heap (committed), part of the process's RSS; 0 for a driver process. */
   async heapBytes(): Promise<number> {
-    return (await this.worker.getHeapStatistics()).total_heap_size;
+    return this.worker ? (await this.worker.getHeapStatistics()).total_heap_size : 0;
   }
 
   async stop(): Promise<void> {
-    await this.worker.terminate();
+    await this.channel.stop();
   }
 }
 
@@ -319,9 +380,15 @@ function count(failures: Failures, key: string, n = 1): void {
   failures[key] = (failures[key] ?? 0) + n;
 }
 
-async function serve(init: FleetInit): Promise<void> {
+/** Where the driver's commands come from and its answers go: the worker's port, or the IPC channel. */
+interface CommandPort {
+  onCommand(fn: (m: Command & { id: number }) => void): void;
+  answer(m: Reply): void;
+}
+
+async function serve(init: FleetInit, port: CommandPort): Promise<void> {
   const fleet = new Fleet(init);
-  parentPort!.on('message', (m: Command & { id: number }) => {
+  port.onCommand((m) => {
     const run = (): Promise<unknown> => {
       switch (m.cmd) {
         case 'register':
@@ -333,18 +400,32 @@ async function serve(init: FleetInit): Promise<void> {
         case 'events':
           return fleet.events(m.seconds, m.perSecond, m.settleSeconds);
         case 'cpu': {
-          const u = process.threadCpuUsage();
+          const u = isMainThread ? process.cpuUsage() : process.threadCpuUsage();
           return Promise.resolve((u.user + u.system) / 1e6);
         }
       }
     };
     run().then(
-      (result) => parentPort!.postMessage({ id: m.id, result }),
-      (err: Error) => parentPort!.postMessage({ id: m.id, error: err.stack ?? String(err) }),
+      (result) => port.answer({ id: m.id, result }),
+      (err: Error) => port.answer({ id: m.id, error: err.stack ?? String(err) }),
     );
   });
 }
 
 if (!isMainThread && (workerData as { fleet?: FleetInit } | undefined)?.fleet) {
-  await serve((workerData as { fleet: FleetInit }).fleet);
+  const parent = parentPort!;
+  await serve((workerData as { fleet: FleetInit }).fleet, {
+    onCommand: (fn) => parent.on('message', fn),
+    answer: (m) => parent.postMessage(m),
+  });
+} else if (isMainThread && process.env.FLEET_DRIVER_PROCESS && process.send) {
+  const send = process.send.bind(process);
+  process.once('message', (m: { init: FleetInit }) => {
+    void serve(m.init, {
+      onCommand: (fn) => process.on('message', fn as (m: unknown) => void),
+      answer: (a) => send(a),
+    });
+  });
+  // The parent's IPC channel closing means the bench is done with this driver.
+  process.on('disconnect', () => process.exit(0));
 }

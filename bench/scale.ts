@@ -7,7 +7,9 @@
 // profile of the operator's thread in the registration wave / idle-hosts phase), --idle-hosts-seconds, --event-status-seconds, --installs-per-hour,
 // --events-per-install, --iso-mib (base ISO size of the ISO download phase, bench/iso-throughput.ts;
 // 0 skips it), --fleet-process-seconds (the shipped operator as its own process with the fleet in
-// place: start-up and RSS over that window; 0 skips it), --idle MINUTES (see idle()).
+// place: start-up and RSS over that window; 0 skips it), --driver-process (the host driver as a
+// child process instead of a worker thread: the operator's process is then the operator and the
+// bench's meters alone), --idle MINUTES (see idle()).
 //
 // Phases: the API server's own write ceiling (a plain create loop of small ConfigMaps), then a
 // registration wave (register only, until the operator is quiet), an inventory wave (one inventory
@@ -67,6 +69,7 @@ const { values: flags } = parseArgs({
     'installs-per-hour': { type: 'string', default: '500' },
     'events-per-install': { type: 'string', default: String(SNO_STATUS_EVENTS_PER_INSTALL) },
     'iso-mib': { type: 'string' },
+    'driver-process': { type: 'boolean', default: false },
   },
 });
 const CLUSTERS = Number(flags.clusters);
@@ -367,7 +370,7 @@ async function startMeter(plane: ControlPlane, driver: FleetDriver) {
         cpuSeconds: {
           operatorThread: seconds(thread),
           // The process without the driver's thread: the operator with its GC and libuv threads.
-          operator: seconds(whole) - driverThread,
+          operator: driver.separateProcess ? seconds(whole) : seconds(whole) - driverThread,
           process: seconds(whole),
           apiserver: apiserver1 - apiserver0,
           etcd: etcd1 - etcd0,
@@ -622,18 +625,22 @@ async function main(): Promise<void> {
     }
     await quiet(counts);
     line('clusters created and settled', `${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    driver = new FleetDriver({
-      base: `http://127.0.0.1:${op.hostServer.port}/api/assisted-install`,
-      tokens: ies.map((ie) =>
-        op.hostServer.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' }),
-      ),
-      infraEnvIds: ies.map((ie) => ie.metadata.uid ?? ''),
-      hosts: HOSTS,
-      concurrency: CONCURRENCY,
-      agentImage: op.ctx.settings.agentImage,
-      kubeconfigPath: plane.kubeconfigPath,
-      namespace: NS,
-    });
+    driver = new FleetDriver(
+      {
+        base: `http://127.0.0.1:${op.hostServer.port}/api/assisted-install`,
+        tokens: ies.map((ie) =>
+          op.hostServer.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' }),
+        ),
+        infraEnvIds: ies.map((ie) => ie.metadata.uid ?? ''),
+        hosts: HOSTS,
+        concurrency: CONCURRENCY,
+        agentImage: op.ctx.settings.agentImage,
+        kubeconfigPath: plane.kubeconfigPath,
+        namespace: NS,
+      },
+      { separateProcess: flags['driver-process'] },
+    );
+    line('host driver', flags['driver-process'] ? 'a child process' : 'a worker thread of this process');
     const b: Bench = {
       plane,
       counts,
