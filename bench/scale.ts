@@ -535,7 +535,9 @@ async function idleHosts(b: Bench) {
   usageLines('idle hosts', usage);
   line(
     'steady RSS (end of idle window)',
-    `${steadyRssMiB.toFixed(0)} MiB, of which the driver thread's heap ${driverHeapMiB.toFixed(0)} MiB`,
+    b.driver.separateProcess
+      ? `${steadyRssMiB.toFixed(0)} MiB (the driver is a process of its own)`
+      : `${steadyRssMiB.toFixed(0)} MiB, of which the driver thread's heap ${driverHeapMiB.toFixed(0)} MiB`,
   );
   return r;
 }
