@@ -2,7 +2,7 @@
 // skip the write when nothing changed, and on a resourceVersion conflict re-read and recompute a
 // bounded number of times (client-go retry.RetryOnConflict with DefaultRetry: 5 steps, 10 ms, jitter 0.1).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isDeepStrictEqual } from 'node:util';
+import { jsonEqual } from '../util/json-equal.ts';
 import { isConflict, type KubeClient } from './client.ts';
 import type { ApiResource, KubeObject } from './types.ts';
 
@@ -39,27 +39,6 @@ export interface StatusUpdate<T> {
   object: T;
 }
 
-/** Drops undefined members and key order, so desired and stored statuses compare as the API would. */
-function normalize(value: unknown): unknown {
-  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
-}
-
-const normalizedStored = new WeakMap<object, unknown>();
-
-/**
- * normalize() of a stored status, memoised per object: statuses of cached objects are never
- * changed in place, and the same one is compared on every reconcile of its object.
- */
-function normalizeStored(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return normalize(value);
-  let n = normalizedStored.get(value);
-  if (n === undefined) {
-    n = normalize(value);
-    normalizedStored.set(value, n);
-  }
-  return n;
-}
-
 /**
  * Writes `compute(current)` as the object's status unless it equals the current status. `compute`
  * must be a pure function of the object it is given (it is called again on a fresh read after a
@@ -76,9 +55,9 @@ export async function updateStatus<T extends KubeObject & { status?: unknown }>(
   const intervalMs = opts.intervalMs ?? 10;
   let current = obj;
   for (let attempt = 1; ; attempt++) {
-    const desired = normalize(compute(current)) as T['status'];
-    if (isDeepStrictEqual(normalizeStored(current.status), desired))
-      return { written: false, object: current };
+    const desired = compute(current);
+    // Compared as the API server would store them: key order and undefined members do not count.
+    if (jsonEqual(current.status, desired)) return { written: false, object: current };
     const body = { ...current, status: desired };
     const bytes = Buffer.byteLength(JSON.stringify(body));
     const maxBytes = opts.maxBytes ?? MAX_OBJECT_WRITE_BYTES;

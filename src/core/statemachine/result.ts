@@ -1,5 +1,6 @@
 // Result values shared by the state machines: new records, events and errors — never exceptions.
 
+import { jsonEqual } from '../../util/json-equal.ts';
 import type { Cluster, Host } from '../model.ts';
 import type { EventSeverity } from './hostutil.ts';
 import type { StateMachineOptions } from './options.ts';
@@ -69,21 +70,7 @@ export function failure(code: number, message: string): SmFailure {
 }
 
 /** Structural equality where a key holding `undefined` is the same as an absent key. */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
-  }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const keys = new Set([...Object.keys(ao), ...Object.keys(bo)]);
-  for (const k of keys) {
-    if (!deepEqual(ao[k], bo[k])) return false;
-  }
-  return true;
-}
+export const deepEqual: (a: unknown, b: unknown) => boolean = jsonEqual;
 
 /** Applies a patch where `undefined` clears a field; returns a new object. */
 export function patched<T extends object>(record: T, patch: Partial<T>): T {
