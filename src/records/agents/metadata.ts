@@ -23,6 +23,9 @@ import {
 } from '../../api/index.ts';
 import type { Host } from '../../core/model.ts';
 import type { OwnerReference } from '../../runtime/index.ts';
+import { stableJson } from '../../util/stable-json.ts';
+
+export { stableJson };
 
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
@@ -62,17 +65,6 @@ export function inventoryLabels(
     [CLUSTER_DEPLOYMENT_NAMESPACE_LABEL]: clusterDeploymentNamespace,
   };
   return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, sanitizeLabelValue(v)]));
-}
-
-/** JSON with object keys sorted, so the same record always gives the same annotation text. */
-export function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-        )
-      : v,
-  );
 }
 
 /** The backup annotations upstream reads when it restores a host (§3.4.2, §3.4.3). */
