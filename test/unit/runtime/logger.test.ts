@@ -49,6 +49,22 @@ const rows: { name: string; secret: string; write: Log }[] = [
   },
   { name: 'password key', secret: PASSWORD, write: (l) => l.info({ creds: { password: PASSWORD } }, 'x') },
   { name: 'kubeconfig key', secret: KEY_DATA, write: (l) => l.info({ kubeconfig: KEY_DATA }, 'x') },
+  // Shapes the scrubbing destination does not know: only the key-based redaction catches these.
+  {
+    name: 'authorization header at the top level',
+    secret: 'opaque-bearer-value',
+    write: (l) => l.info({ headers: { authorization: 'Bearer opaque-bearer-value' } }, 'x'),
+  },
+  {
+    name: 'password in child bindings',
+    secret: PASSWORD,
+    write: (l) => l.child({ password: PASSWORD }).info('x'),
+  },
+  {
+    name: 'api key on an error object',
+    secret: 'opaque-api-key',
+    write: (l) => l.error({ err: Object.assign(new Error('failed'), { apiKey: 'opaque-api-key' }) }, 'x'),
+  },
 ];
 
 describe('createLogger', () => {
@@ -59,6 +75,29 @@ describe('createLogger', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).not.toContain(secret);
     expect(lines[0]).toContain(REDACTED);
+  });
+
+  it('keeps an error an error and leaves the logged object untouched', () => {
+    const lines: string[] = [];
+    const log = createLogger({ destination: { write: (line: string) => lines.push(line) } });
+    const err = Object.assign(new Error('boom', { cause: new Error('root') }), { token: 'opaque', code: 7 });
+    const fields = { err, nested: { password: 'p' } };
+    log.error(fields, 'failed');
+    const line = JSON.parse(lines[0]!) as { err: Record<string, unknown>; nested: unknown };
+    expect(line.err).toMatchObject({ type: 'Error', message: 'boom: root', token: REDACTED, code: 7 });
+    expect(String(line.err.stack)).toContain('boom');
+    expect(line.nested).toEqual({ password: REDACTED });
+    expect(err.token).toBe('opaque');
+    expect(fields.nested.password).toBe('p');
+  });
+
+  it('redacts two levels down only under headers, as before', () => {
+    const lines: string[] = [];
+    const log = createLogger({ destination: { write: (line: string) => lines.push(line) } });
+    log.info({ req: { headers: { 'x-secret-key': 'k' }, body: { token: 'deep' } } }, 'x');
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      req: { headers: { 'x-secret-key': REDACTED }, body: { token: 'deep' } },
+    });
   });
 
   it('leaves ordinary text alone', () => {
