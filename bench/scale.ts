@@ -4,7 +4,9 @@
 // Prints figures and writes a JSON report; targets are read off the output, and it exits non-zero
 // only when the run itself broke (a failed request, an Agent missing, a status change never seen).
 // Flags: --clusters, --hosts, --concurrency, --out, --profile-wave FILE / --profile-idle FILE (CPU
-// profile of the operator's thread in the registration wave / idle-hosts phase), --idle-hosts-seconds, --event-status-seconds, --installs-per-hour,
+// profile of the operator's thread in the registration wave / idle-hosts phase), --heap-profile-wave
+// FILE (sampling heap profile of what the wave allocates, collected objects included),
+// --idle-hosts-seconds, --event-status-seconds, --installs-per-hour,
 // --events-per-install, --iso-mib (base ISO size of the ISO download phase, bench/iso-throughput.ts;
 // 0 skips it), --fleet-process-seconds (the shipped operator as its own process with the fleet in
 // place: start-up and RSS over that window; 0 skips it), --driver-process (the host driver as a
@@ -63,6 +65,7 @@ const { values: flags } = parseArgs({
     'node-arg': { type: 'string', multiple: true, default: [] },
     'profile-wave': { type: 'string' },
     'profile-idle': { type: 'string' },
+    'heap-profile-wave': { type: 'string' },
     'fleet-process-seconds': { type: 'string', default: '30' },
     'idle-hosts-seconds': { type: 'string', default: '60' },
     'event-status-seconds': { type: 'string', default: '60' },
@@ -122,6 +125,28 @@ async function startProfiler(): Promise<{ stop(file: string): Promise<void> }> {
   return {
     async stop(file) {
       const { profile } = await session.post('Profiler.stop');
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
+
+/**
+ * `--heap-profile-wave FILE`: a sampling heap profile of everything the operator's thread allocates
+ * in the wave, garbage included (what the event loop waits on in GC), for DevTools or a script.
+ */
+async function startHeapProfiler(): Promise<{ stop(file: string): Promise<void> }> {
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 8192,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  return {
+    async stop(file) {
+      const { profile } = await session.post('HeapProfiler.stopSampling');
       await mkdir(dirname(file), { recursive: true });
       await writeFile(file, JSON.stringify(profile));
       session.disconnect();
@@ -428,11 +453,13 @@ async function registrationWave(b: Bench) {
   const before = new Map(b.counts);
   const watchEnds0 = await agentWatchEnds(b);
   const profiler = flags['profile-wave'] ? await startProfiler() : undefined;
+  const heapProfiler = flags['heap-profile-wave'] ? await startHeapProfiler() : undefined;
   const meter = await startMeter(b.plane, b.driver);
   const reg = await b.driver.register();
   await quiet(b.counts);
   const usage = await meter.stop();
   if (profiler) await profiler.stop(flags['profile-wave']!);
+  if (heapProfiler) await heapProfiler.stop(flags['heap-profile-wave']!);
   addFailures(b.failures, reg.failures);
   const requests = diff(b.counts, before);
   const agentWatchEndsInWave = diffRecord(await agentWatchEnds(b), watchEnds0);
