@@ -115,16 +115,21 @@ function idleThreadDelay(): { stop(): Promise<{ p99: number; max: number }> } {
   };
 }
 
-/** `--profile-wave FILE` / `--profile-idle FILE`: a CPU profile of the operator's thread in that phase. */
-async function startProfiler(): Promise<{ stop(file: string): Promise<void> }> {
+interface Capture {
+  stop(file: string): Promise<void>;
+}
+
+/** An inspector session that `begin`s a capture now and writes what `end` returns to a file. */
+async function startCapture(
+  begin: (session: Session) => Promise<unknown>,
+  end: (session: Session) => Promise<object>,
+): Promise<Capture> {
   const session = new Session();
   session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 500 });
-  await session.post('Profiler.start');
+  await begin(session);
   return {
     async stop(file) {
-      const { profile } = await session.post('Profiler.stop');
+      const profile = await end(session);
       await mkdir(dirname(file), { recursive: true });
       await writeFile(file, JSON.stringify(profile));
       session.disconnect();
@@ -132,26 +137,32 @@ async function startProfiler(): Promise<{ stop(file: string): Promise<void> }> {
   };
 }
 
+/** `--profile-wave FILE` / `--profile-idle FILE`: a CPU profile of the operator's thread in that phase. */
+function startProfiler(): Promise<Capture> {
+  return startCapture(
+    async (session) => {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 500 });
+      await session.post('Profiler.start');
+    },
+    async (session) => (await session.post('Profiler.stop')).profile,
+  );
+}
+
 /**
  * `--heap-profile-wave FILE`: a sampling heap profile of everything the operator's thread allocates
  * in the wave, garbage included (what the event loop waits on in GC), for DevTools or a script.
  */
-async function startHeapProfiler(): Promise<{ stop(file: string): Promise<void> }> {
-  const session = new Session();
-  session.connect();
-  await session.post('HeapProfiler.startSampling', {
-    samplingInterval: 8192,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
-  });
-  return {
-    async stop(file) {
-      const { profile } = await session.post('HeapProfiler.stopSampling');
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, JSON.stringify(profile));
-      session.disconnect();
-    },
-  };
+function startHeapProfiler(): Promise<Capture> {
+  return startCapture(
+    (session) =>
+      session.post('HeapProfiler.startSampling', {
+        samplingInterval: 8192,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      }),
+    async (session) => (await session.post('HeapProfiler.stopSampling')).profile,
+  );
 }
 
 /** Counts every request the client sends, by "VERB resource[/subresource]". */
