@@ -62,17 +62,21 @@ export function operatorCacheOptions(): ResourceCacheOptions[] {
 export type EnqueueKind = 'agent' | 'infraenv' | 'clusterdeployment' | 'agentclusterinstall';
 
 /** Keys (`ns/name`) handed to the controllers that registered for a kind. */
-export class EnqueueBus {
-  private readonly sinks = new Map<EnqueueKind, ((key: string) => void)[]>();
+/** Where a kind's keys go: its controller's queue (`lowPriority` as Controller.enqueue has it). */
+export type EnqueueSink = (key: string, lowPriority: boolean) => void;
 
-  register(kind: EnqueueKind, sink: (key: string) => void): void {
+export class EnqueueBus {
+  private readonly sinks = new Map<EnqueueKind, EnqueueSink[]>();
+
+  register(kind: EnqueueKind, sink: EnqueueSink): void {
     const list = this.sinks.get(kind) ?? [];
     list.push(sink);
     this.sinks.set(kind, list);
   }
 
-  enqueue(kind: EnqueueKind, key: string): void {
-    for (const s of this.sinks.get(kind) ?? []) s(key);
+  /** `lowPriority` for keys woken by an informer's list, which a fleet-wide resync produces. */
+  enqueue(kind: EnqueueKind, key: string, lowPriority = false): void {
+    for (const s of this.sinks.get(kind) ?? []) s(key, lowPriority);
   }
 }
 

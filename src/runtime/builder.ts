@@ -133,7 +133,7 @@ export class ControllerBuilder {
       wire: () => {
         wired ??= sources.map((s) => {
           const informer = this.host.cache.informer(s.resource);
-          informer.addHandler(enqueueHandler(s, (key) => controller.enqueue(key)));
+          informer.addHandler(enqueueHandler(s, (key, lowPriority) => controller.enqueue(key, lowPriority)));
           return informer;
         });
         return wired;
@@ -152,14 +152,22 @@ export class ControllerBuilder {
   }
 }
 
-function enqueueHandler(source: Source, enqueue: (key: string) => void): EventHandler<KubeObject> {
+/**
+ * Maps a source's events to keys. Objects first seen in a list (a start, a failover, a relist
+ * after the watch fell too far behind) go in at low priority, so a fleet-wide resync waits behind
+ * the changes arriving meanwhile (controller-runtime's priority queue does this for the initial list).
+ */
+function enqueueHandler(
+  source: Source,
+  enqueue: (key: string, lowPriority: boolean) => void,
+): EventHandler<KubeObject> {
   const { predicates, map } = source;
-  const add = (keys: Iterable<string>) => {
-    for (const k of keys) enqueue(k);
+  const add = (keys: Iterable<string>, lowPriority = false) => {
+    for (const k of keys) enqueue(k, lowPriority);
   };
   return {
-    onAdd: (obj) => {
-      if (predicates.every((p) => p.create?.(obj) ?? true)) add(map(obj));
+    onAdd: (obj, fromList) => {
+      if (predicates.every((p) => p.create?.(obj) ?? true)) add(map(obj), fromList);
     },
     onUpdate: (oldObj, newObj) => {
       if (!predicates.every((p) => p.update?.(oldObj, newObj) ?? true)) return;

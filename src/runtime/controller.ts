@@ -107,8 +107,10 @@ export class Controller {
     return () => this.passListeners.delete(listener);
   }
 
-  enqueue(key: string): void {
-    this.queue.add(key);
+  /** `lowPriority`: behind every key enqueued normally (objects of an informer's list). */
+  enqueue(key: string, lowPriority = false): void {
+    if (lowPriority) this.queue.addLowPriority(key);
+    else this.queue.add(key);
   }
 
   enqueueAfter(key: string, delayMs: number): void {

@@ -3,7 +3,11 @@
 // - exclusivity: a key being processed is never handed to a second worker (processing set); if it is
 //   added meanwhile it is queued again, once, when the first worker calls done();
 // - delayed add: a min-heap of ready times, the earliest request for a key wins;
-// - rate-limited add: the delay comes from a RateLimiter (per-key backoff, global bucket).
+// - rate-limited add: the delay comes from a RateLimiter (per-key backoff, global bucket);
+// - low priority: keys added by addLowPriority (an informer's initial list, as controller-runtime's
+//   priority queue does) are handed out only when no other key waits, so the resync of a whole
+//   fleet after a restart or failover does not hold back the changes that arrive meanwhile. A key
+//   waiting at low priority that is added normally moves up; never the other way.
 import { type Clock, defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.ts';
 
 /** Hooks for queue metrics; metrics.ts binds them to prom-client. */
@@ -112,6 +116,11 @@ export class WorkQueue {
   private readonly metrics: QueueMetricsSink | undefined;
   private readonly now: Clock;
   private readonly fifo = new Fifo();
+  /** The low-priority lane; entries whose key is not in lowQueued are stale (moved up) and skipped. */
+  private readonly low = new Fifo();
+  private readonly lowQueued = new Set<string>();
+  /** Keys being processed whose pending re-add is low priority. */
+  private readonly lowPending = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly processing = new Map<string, number>();
   private readonly enqueuedAt = new Map<string, number>();
@@ -129,9 +138,9 @@ export class WorkQueue {
     this.metrics = opts.metrics;
   }
 
-  /** Keys waiting for a worker (not counting delayed or in-flight keys). */
+  /** Keys waiting for a worker, either priority (not counting delayed or in-flight keys). */
   len(): number {
-    return this.fifo.length;
+    return this.fifo.length + this.lowQueued.size;
   }
 
   get shuttingDown(): boolean {
@@ -139,11 +148,33 @@ export class WorkQueue {
   }
 
   add(key: string): void {
-    if (this.stopping || this.dirty.has(key)) return;
+    if (this.stopping) return;
+    if (this.dirty.has(key)) {
+      this.raise(key);
+      return;
+    }
     this.metrics?.added();
     this.dirty.add(key);
     if (this.processing.has(key)) return; // done() re-queues it
     this.enqueue(key);
+  }
+
+  /** Like add, but the key waits behind every normally added one (it keeps a higher priority it has). */
+  addLowPriority(key: string): void {
+    if (this.stopping || this.dirty.has(key)) return;
+    this.metrics?.added();
+    this.dirty.add(key);
+    if (this.processing.has(key)) {
+      this.lowPending.add(key);
+      return;
+    }
+    this.enqueue(key, true);
+  }
+
+  /** A waiting low-priority key moves to the normal lane. */
+  private raise(key: string): void {
+    this.lowPending.delete(key);
+    if (this.lowQueued.delete(key)) this.fifo.push(key);
   }
 
   /** Adds the key after `delayMs`; if the key is already waiting, the earlier time wins. */
@@ -178,7 +209,7 @@ export class WorkQueue {
 
   /** Waits for the next key; undefined once the queue is shut down. Call done(key) when finished. */
   get(): Promise<string | undefined> {
-    if (this.fifo.length > 0) return Promise.resolve(this.take());
+    if (this.len() > 0) return Promise.resolve(this.take());
     if (this.stopping) return Promise.resolve(undefined);
     return new Promise((resolve) => this.waiters.push(resolve));
   }
@@ -192,7 +223,7 @@ export class WorkQueue {
       if (this.processing.size === 0) for (const r of this.drained.splice(0)) r();
       return;
     }
-    if (this.dirty.has(key)) this.enqueue(key);
+    if (this.dirty.has(key)) this.enqueue(key, this.lowPending.delete(key));
   }
 
   /**
@@ -215,31 +246,50 @@ export class WorkQueue {
     this.delayed.clear();
     this.readyAt.clear();
     this.fifo.clear();
+    this.low.clear();
+    this.lowQueued.clear();
+    this.lowPending.clear();
     this.dirty.clear();
     this.enqueuedAt.clear();
     this.metrics?.depth(0);
     for (const w of this.waiters.splice(0)) w(undefined);
   }
 
-  private enqueue(key: string): void {
+  private enqueue(key: string, lowPriority = false): void {
     this.enqueuedAt.set(key, this.now());
     const waiter = this.waiters.shift();
     if (waiter) {
       waiter(this.take(key));
       return;
     }
-    this.fifo.push(key);
-    this.metrics?.depth(this.fifo.length);
+    if (lowPriority) {
+      this.low.push(key);
+      this.lowQueued.add(key);
+    } else {
+      this.fifo.push(key);
+    }
+    this.metrics?.depth(this.len());
+  }
+
+  /** The next key: the normal lane first, then the low one (skipping keys that moved up). */
+  private next(): string {
+    const key = this.fifo.shift();
+    if (key !== undefined) return key;
+    for (;;) {
+      const lowKey = this.low.shift();
+      if (lowKey === undefined) throw new Error('work queue: low-priority lane lost a waiting key');
+      if (this.lowQueued.delete(lowKey)) return lowKey;
+    }
   }
 
   private take(direct?: string): string {
-    const key = direct ?? this.fifo.shift()!;
+    const key = direct ?? this.next();
     const now = this.now();
     this.dirty.delete(key);
     this.processing.set(key, now);
     this.metrics?.queued(now - (this.enqueuedAt.get(key) ?? now));
     this.enqueuedAt.delete(key);
-    this.metrics?.depth(this.fifo.length);
+    this.metrics?.depth(this.len());
     return key;
   }
 

@@ -72,20 +72,21 @@ export function register(ctx: OperatorContext): void {
     // its API writes: one worker would answer a wave of replies one write round trip at a time.
     .withWorkers(Math.max(ctx.mgr.defaultWorkers, AGENT_WORKERS))
     .complete((req, rctx) => reconcileAgent(ctx, deps, req, rctx));
-  ctx.bus.register('agent', (key) => controller.enqueue(key));
-  // debugInfo.eventsURL and logsURL name the service base URL.
+  ctx.bus.register('agent', (key, low) => controller.enqueue(key, low));
+  // debugInfo.eventsURL and logsURL name the service base URL. Every Agent: a resync, so low priority.
   ctx.onUrlsChange(() => {
-    for (const a of ctx.informers.agents.store.list()) controller.enqueue(objectKey(a));
+    for (const a of ctx.informers.agents.store.list()) controller.enqueue(objectKey(a), true);
   });
-  const enqueueClusters = (...agents: Agent[]) => {
+  const enqueueClusters = (agents: Agent[], lowPriority = false) => {
     const keys = new Set(agents.flatMap((a) => clusterDeploymentKeysOf(ctx, a)));
-    for (const k of keys) ctx.bus.enqueue('clusterdeployment', k);
+    for (const k of keys) ctx.bus.enqueue('clusterdeployment', k, lowPriority);
   };
   ctx.informers.agents.addHandler({
-    onAdd: (a) => enqueueClusters(a),
-    onUpdate: (oldA, newA) => enqueueClusters(oldA, newA),
+    // Agents of a list (a start, a failover) wake their clusters behind the changes of the moment.
+    onAdd: (a, fromList) => enqueueClusters([a], fromList),
+    onUpdate: (oldA, newA) => enqueueClusters([oldA, newA]),
     onDelete: (a) => {
-      enqueueClusters(a);
+      enqueueClusters([a]);
       memory.forget(a.metadata.name ?? '');
       superseded.delete(objectKey(a));
       ctx.facts.delete(a.metadata.name ?? '');

@@ -89,7 +89,7 @@ export function registerClusterControllers(
     .withWorkers(options.workers ?? 4)
     .complete((req) => reconcileClusterDeployment(ctx, deps, req));
   const cds = cdController;
-  ctx.bus.register('clusterdeployment', (key) => cds.enqueue(key));
+  ctx.bus.register('clusterdeployment', (key, low) => cds.enqueue(key, low));
   // The ACI's debugInfo.eventsURL and logsURL name the service base URL.
   ctx.onUrlsChange(() => {
     for (const cd of ctx.informers.clusterDeployments.store.list()) {
@@ -111,7 +111,7 @@ export function registerClusterControllers(
       return keys;
     })
     .complete((req) => reconcileAgentClusterInstall(ctx, deps, req));
-  ctx.bus.register('agentclusterinstall', (key) => aciController.enqueue(key));
+  ctx.bus.register('agentclusterinstall', (key, low) => aciController.enqueue(key, low));
   return { clusterDeployments: cds, agentClusterInstalls: aciController, deps };
 }
 

@@ -126,9 +126,10 @@ export function register(ctx: OperatorContext): void {
     })
     .complete((req) => reconcileInfraEnv(ctx, services, config.current, req));
 
-  ctx.bus.register('infraenv', (key) => controller.enqueue(key));
+  ctx.bus.register('infraenv', (key, low) => controller.enqueue(key, low));
+  // Every InfraEnv at once is a resync: low priority, behind the changes of the moment.
   const enqueueAll = () => {
-    for (const ie of infraEnvs.store.list()) controller.enqueue(objectKey(ie));
+    for (const ie of infraEnvs.store.list()) controller.enqueue(objectKey(ie), true);
   };
   services.onAuth(enqueueAll);
   config.onChange(enqueueAll);

@@ -63,6 +63,26 @@ async function drain(reg: ControllerRegistration): Promise<string[]> {
 }
 
 describe('ControllerBuilder', () => {
+  it('queues objects of a list behind objects of watch events', async () => {
+    const { h, registrations } = host();
+    new ControllerBuilder(h, 'widgets').for(WidgetResource).complete(() => undefined);
+    const reg = registrations[0]!;
+    const [widgets] = reg.wire();
+    widgets!.process({ type: 'init' });
+    for (const name of ['l1', 'l2', 'l3']) widgets!.process({ type: 'initApply', object: o({ name }) });
+    widgets!.process({ type: 'initDone' });
+    widgets!.process({ type: 'apply', object: o({ name: 'w1' }) });
+    widgets!.process({ type: 'apply', object: o({ name: 'l2', resourceVersion: '2' }) });
+    const order: string[] = [];
+    while (reg.controller.queue.len() > 0) {
+      const k = (await reg.controller.queue.get())!;
+      order.push(k);
+      reg.controller.queue.done(k);
+    }
+    // l2 changed after the list: it moves up with the watch event's key.
+    expect(order).toEqual(['ns/w1', 'ns/l2', 'ns/l1', 'ns/l3']);
+  });
+
   it('wires primary, owned and mapped kinds to the right keys', async () => {
     const { h, registrations } = host();
     new ControllerBuilder(h, 'widgets')

@@ -85,6 +85,74 @@ describe('WorkQueue', () => {
     expect(maxSame).toBe(0);
   });
 
+  // Low priority (an informer's initial list): each row runs its steps on a fresh queue, then takes
+  // every waiting key; `order` is what the workers get. 'get:x' takes a key (expecting x) and holds
+  // it as in flight; 'done:x' finishes it.
+  const lanes: { name: string; steps: string[]; order: string[] }[] = [
+    {
+      name: 'low keys wait behind normal ones',
+      steps: ['low:a', 'low:b', 'add:c', 'add:d'],
+      order: ['c', 'd', 'a', 'b'],
+    },
+    {
+      name: 'a normal add moves a waiting low key up',
+      steps: ['low:a', 'low:b', 'add:c', 'add:b'],
+      order: ['c', 'b', 'a'],
+    },
+    { name: 'a low add never moves a key down', steps: ['add:a', 'low:b', 'low:a'], order: ['a', 'b'] },
+    { name: 'a moved-up key is handed out once', steps: ['low:a', 'add:a', 'low:b'], order: ['a', 'b'] },
+    {
+      name: 'a key re-added low while in flight comes back low',
+      steps: ['add:a', 'get:a', 'low:a', 'add:b', 'done:a'],
+      order: ['b', 'a'],
+    },
+    {
+      name: 'a key re-added low, then normally, while in flight comes back normal',
+      steps: ['add:a', 'get:a', 'low:a', 'add:a', 'low:b', 'done:a'],
+      order: ['a', 'b'],
+    },
+    {
+      name: 'a key moved up, taken and re-added low is handed out once more',
+      steps: ['low:a', 'add:a', 'get:a', 'done:a', 'low:a', 'low:b'],
+      order: ['a', 'b'],
+    },
+  ];
+
+  it.each(lanes)('$name', async ({ steps, order }) => {
+    const q = new WorkQueue();
+    for (const step of steps) {
+      const [op, key] = step.split(':') as [string, string];
+      if (op === 'add') q.add(key);
+      else if (op === 'low') q.addLowPriority(key);
+      else if (op === 'get') expect(await q.get()).toBe(key);
+      else q.done(key);
+    }
+    expect(q.len()).toBe(order.length);
+    const got: string[] = [];
+    while (q.len() > 0) {
+      const k = (await q.get())!;
+      got.push(k);
+      q.done(k);
+    }
+    expect(got).toEqual(order);
+    expect(await poll(q)).toBe('pending');
+  });
+
+  it('a waiting worker takes a low-priority key at once', async () => {
+    const q = new WorkQueue();
+    const waiting = q.get();
+    q.addLowPriority('a');
+    expect(await waiting).toBe('a');
+  });
+
+  it('shutdown drops low-priority keys too', async () => {
+    const q = new WorkQueue();
+    q.addLowPriority('a');
+    q.shutDown();
+    expect(q.len()).toBe(0);
+    expect(await q.get()).toBeUndefined();
+  });
+
   it('get() after shutdown resolves undefined; waiting getters are released', async () => {
     const q = new WorkQueue();
     const waiting = q.get();
