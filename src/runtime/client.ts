@@ -110,6 +110,8 @@ export interface DeleteOptions {
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
+  /** The body already serialised (sent instead of `body`). */
+  bodyText?: string;
   contentType?: string;
   signal?: AbortSignal;
 }
@@ -280,10 +282,17 @@ export class KubeClient {
     });
   }
 
-  /** PUT to the status subresource; only .status is taken from obj. */
-  replaceStatus<T extends KubeObject>(res: ApiResource, obj: T, opts: WriteOptions = {}): Promise<T> {
+  /**
+   * PUT to the status subresource; only .status is taken from obj. `json`: obj as
+   * serialiseWithTypeMeta gives it, when the caller already has it (a status write measures it).
+   */
+  replaceStatus<T extends KubeObject>(
+    res: ApiResource,
+    obj: T,
+    opts: WriteOptions & { json?: string } = {},
+  ): Promise<T> {
     return this.request<T>('PUT', this.path(res, obj.metadata.namespace, obj.metadata.name, 'status'), {
-      body: withTypeMeta(res, obj),
+      ...(opts.json !== undefined ? { bodyText: opts.json } : { body: withTypeMeta(res, obj) }),
       query: writeQuery(opts),
       signal: opts.signal,
     });
@@ -423,7 +432,7 @@ export class KubeClient {
     opts: RequestOptions & { idleTimeoutMs?: number; noReplay?: boolean },
   ): Promise<{ resp: Dispatcher.ResponseData; conn: Connection }> {
     const qs = queryString(opts.query);
-    const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    const body = opts.bodyText ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
     let replayed = opts.noReplay === true;
     for (let throttled = 0; ; ) {
       const waited = await this.limiter.take(opts.signal);
@@ -587,6 +596,11 @@ export function describeTransportError(err: unknown): string {
 
 function withTypeMeta<T extends KubeObject>(res: ApiResource, obj: T): T {
   return { ...obj, apiVersion: apiVersionOf(res), kind: res.kind };
+}
+
+/** The body a write of `obj` sends, serialised. */
+export function serialiseWithTypeMeta(res: ApiResource, obj: KubeObject): string {
+  return JSON.stringify(withTypeMeta(res, obj));
 }
 
 function writeQuery(opts: WriteOptions): Record<string, string | undefined> {

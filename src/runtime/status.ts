@@ -3,7 +3,7 @@
 // bounded number of times (client-go retry.RetryOnConflict with DefaultRetry: 5 steps, 10 ms, jitter 0.1).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jsonEqual } from '../util/json-equal.ts';
-import { isConflict, type KubeClient } from './client.ts';
+import { isConflict, type KubeClient, serialiseWithTypeMeta } from './client.ts';
 import type { ApiResource, KubeObject } from './types.ts';
 
 /**
@@ -59,14 +59,16 @@ export async function updateStatus<T extends KubeObject & { status?: unknown }>(
     // Compared as the API server would store them: key order and undefined members do not count.
     if (jsonEqual(current.status, desired)) return { written: false, object: current };
     const body = { ...current, status: desired };
-    const bytes = Buffer.byteLength(JSON.stringify(body));
+    // Serialised once: measured here, sent as it is (a large status costs a stringify per pass).
+    const json = serialiseWithTypeMeta(res, body);
+    const bytes = Buffer.byteLength(json);
     const maxBytes = opts.maxBytes ?? MAX_OBJECT_WRITE_BYTES;
     if (bytes > maxBytes) {
       const what = `${res.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
       throw new ObjectTooLargeError(what, bytes, maxBytes);
     }
     try {
-      const object = await client.replaceStatus<T>(res, body);
+      const object = await client.replaceStatus<T>(res, body, { json });
       return { written: true, object };
     } catch (err) {
       if (!isConflict(err) || attempt >= steps) throw err;
