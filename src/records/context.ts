@@ -61,10 +61,10 @@ export function operatorCacheOptions(): ResourceCacheOptions[] {
 
 export type EnqueueKind = 'agent' | 'infraenv' | 'clusterdeployment' | 'agentclusterinstall';
 
-/** Keys (`ns/name`) handed to the controllers that registered for a kind. */
 /** Where a kind's keys go: its controller's queue (`lowPriority` as Controller.enqueue has it). */
 export type EnqueueSink = (key: string, lowPriority: boolean) => void;
 
+/** Keys (`ns/name`) handed to the controllers that registered for a kind. */
 export class EnqueueBus {
   private readonly sinks = new Map<EnqueueKind, EnqueueSink[]>();
 
