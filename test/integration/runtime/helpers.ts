@@ -2,6 +2,7 @@
 import { pino } from 'pino';
 import { KubeClient } from '../../../src/runtime/client.ts';
 import { Informer } from '../../../src/runtime/informer.ts';
+import { Manager, type ManagerOptions } from '../../../src/runtime/manager.ts';
 import { RuntimeMetrics } from '../../../src/runtime/metrics.ts';
 import {
   type ApiResource,
@@ -13,6 +14,18 @@ import { adminKubeConfig, eventually } from '../../harness/env.ts';
 
 /** Silent unless AIO_TEST_LOG=debug (or another level) is set. */
 export const logger = pino({ level: process.env.AIO_TEST_LOG ?? 'silent' });
+
+/** A manager for one namespace on the admin kubeconfig, without leader election; `extra` adds to it. */
+export function namespaceManager(namespace: string, extra: Partial<ManagerOptions> = {}): Manager {
+  return new Manager({
+    kubeConfig: adminKubeConfig(),
+    logger,
+    metrics: new RuntimeMetrics(),
+    leaderElection: false,
+    namespace,
+    ...extra,
+  });
+}
 
 export function adminClient(): KubeClient {
   return new KubeClient({ kubeConfig: adminKubeConfig(), qps: 0 });

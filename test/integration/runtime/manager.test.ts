@@ -19,7 +19,7 @@ import {
 } from '../../../src/runtime/types.ts';
 import { adminKubeConfig, eventually, newNamespace, uniqueName } from '../../harness/env.ts';
 import { FaultProxy } from './fault-proxy.ts';
-import { adminClient, deleteCrd, installTestCrd, logger } from './helpers.ts';
+import { adminClient, deleteCrd, installTestCrd, logger, namespaceManager } from './helpers.ts';
 
 interface Widget extends KubeObject {
   spec?: { size?: number };
@@ -210,14 +210,7 @@ describe('Manager', () => {
       plural: 'gadgets',
       namespaced: true,
     };
-    const mgr = new Manager({
-      kubeConfig: adminKubeConfig(),
-      logger,
-      metrics: new RuntimeMetrics(),
-      leaderElection: false,
-      namespace: ns,
-      discoveryIntervalMs: 300,
-    });
+    const mgr = namespaceManager(ns, { discoveryIntervalMs: 300 });
     const seen: string[] = [];
     mgr
       .controller('always')

@@ -5,11 +5,9 @@
 // once the pass has begun must be reconciled long before the pass ends (it used to be last).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Manager } from '../../../src/runtime/manager.ts';
-import { RuntimeMetrics } from '../../../src/runtime/metrics.ts';
 import { ConfigMapResource } from '../../../src/runtime/types.ts';
-import { adminKubeConfig, eventually, newNamespace } from '../../harness/env.ts';
-import { adminClient, configMap, logger } from './helpers.ts';
+import { eventually, newNamespace } from '../../harness/env.ts';
+import { adminClient, configMap, namespaceManager } from './helpers.ts';
 
 const LISTED = 200;
 const admin = adminClient();
@@ -28,12 +26,7 @@ describe('resync priority', () => {
         ),
       );
     }
-    const mgr = new Manager({
-      kubeConfig: adminKubeConfig(),
-      logger,
-      metrics: new RuntimeMetrics(),
-      leaderElection: false,
-      namespace: ns,
+    const mgr = namespaceManager(ns, {
       healthProbeAddress: { host: '127.0.0.1', port: 0 },
       metricsAddress: { host: '127.0.0.1', port: 0 },
     });
