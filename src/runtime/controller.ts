@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { RuntimeMetrics } from './metrics.ts';
 import { WorkQueue } from './queue.ts';
 import type { RateLimiter } from './rate-limiter.ts';
-import { splitKey } from './types.ts';
+import { type KubeObject, objectKey, splitKey } from './types.ts';
 
 export interface ReconcileRequest {
   /** 'namespace/name' or 'name'. */
@@ -111,6 +111,14 @@ export class Controller {
   enqueue(key: string, lowPriority = false): void {
     if (lowPriority) this.queue.addLowPriority(key);
     else this.queue.add(key);
+  }
+
+  /**
+   * Enqueues every one of `objects` at low priority: a pass over a whole kind (its service URLs
+   * changed, say) waits behind the changes arriving meanwhile.
+   */
+  resync(objects: Iterable<KubeObject>): void {
+    for (const obj of objects) this.queue.addLowPriority(objectKey(obj));
   }
 
   enqueueAfter(key: string, delayMs: number): void {

@@ -73,10 +73,8 @@ export function register(ctx: OperatorContext): void {
     .withWorkers(Math.max(ctx.mgr.defaultWorkers, AGENT_WORKERS))
     .complete((req, rctx) => reconcileAgent(ctx, deps, req, rctx));
   ctx.bus.register('agent', (key, low) => controller.enqueue(key, low));
-  // debugInfo.eventsURL and logsURL name the service base URL. Every Agent: a resync, so low priority.
-  ctx.onUrlsChange(() => {
-    for (const a of ctx.informers.agents.store.list()) controller.enqueue(objectKey(a), true);
-  });
+  // debugInfo.eventsURL and logsURL name the service base URL.
+  ctx.onUrlsChange(() => controller.resync(ctx.informers.agents.store.list()));
   const enqueueClusters = (agents: Agent[], lowPriority = false) => {
     const keys = new Set(agents.flatMap((a) => clusterDeploymentKeysOf(ctx, a)));
     for (const k of keys) ctx.bus.enqueue('clusterdeployment', k, lowPriority);

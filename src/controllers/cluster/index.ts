@@ -91,11 +91,7 @@ export function registerClusterControllers(
   const cds = cdController;
   ctx.bus.register('clusterdeployment', (key, low) => cds.enqueue(key, low));
   // The ACI's debugInfo.eventsURL and logsURL name the service base URL.
-  ctx.onUrlsChange(() => {
-    for (const cd of ctx.informers.clusterDeployments.store.list()) {
-      cds.enqueue(keyOf(cd.metadata.namespace, cd.metadata.name ?? ''));
-    }
-  });
+  ctx.onUrlsChange(() => cds.resync(ctx.informers.clusterDeployments.store.list()));
 
   const aciController = ctx.mgr
     .controller('agentclusterinstall')

@@ -127,10 +127,7 @@ export function register(ctx: OperatorContext): void {
     .complete((req) => reconcileInfraEnv(ctx, services, config.current, req));
 
   ctx.bus.register('infraenv', (key, low) => controller.enqueue(key, low));
-  // Every InfraEnv at once is a resync: low priority, behind the changes of the moment.
-  const enqueueAll = () => {
-    for (const ie of infraEnvs.store.list()) controller.enqueue(objectKey(ie), true);
-  };
+  const enqueueAll = () => controller.resync(infraEnvs.store.list());
   services.onAuth(enqueueAll);
   config.onChange(enqueueAll);
   // isoDownloadURL, bootArtifacts, debugInfo and the image digest name the base URLs.

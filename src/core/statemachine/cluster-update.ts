@@ -1,7 +1,8 @@
 // Writing a cluster status the way upstream's updateClusterStatus does, plus the reset field groups.
 
+import { jsonEqual } from '../../util/json-equal.ts';
 import type { Cluster, ClusterStatus } from '../model.ts';
-import { type ClusterAction, type ClusterSuccess, deepEqual, patched, type SmEvent } from './result.ts';
+import { type ClusterAction, type ClusterSuccess, patched, type SmEvent } from './result.ts';
 
 const COMPLETION_STATUSES: readonly ClusterStatus[] = ['installed', 'error', 'cancelled'];
 
@@ -47,7 +48,7 @@ export function clusterSuccess(
   return {
     ok: true,
     cluster: after,
-    changed: !deepEqual(before, after),
+    changed: !jsonEqual(before, after),
     events,
     changedHostIds: more.changedHostIds ?? [],
     actions: more.actions ?? [],

@@ -1,9 +1,10 @@
 // Writing a host status the way upstream's UpdateHostStatus does, and the field groups that
 // registration, binding and unbinding reset.
 
+import { jsonEqual } from '../../util/json-equal.ts';
 import type { Host, HostProgressInfo, HostStatus } from '../model.ts';
 import { hostnameForMessage, hostStatusSeverity } from './hostutil.ts';
-import { deepEqual, type HostSuccess, patched, type SmEvent } from './result.ts';
+import { type HostSuccess, patched, type SmEvent } from './result.ts';
 
 /** Upstream's StatusInfoMaxLength. */
 export const STATUS_INFO_MAX_LENGTH = 2040;
@@ -65,7 +66,7 @@ export function hostSuccess(
   return {
     ok: true,
     host: after,
-    changed: !deepEqual(before, after),
+    changed: !jsonEqual(before, after),
     events,
     ...(rule ? { rule } : {}),
     ...more,

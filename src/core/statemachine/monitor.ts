@@ -1,11 +1,12 @@
 // What the host and cluster monitors look at each cycle (spec §1.8, §2.6), as pure functions.
 
+import { jsonEqual } from '../../util/json-equal.ts';
 import type { Cluster, Host, HostStatus, ValidationResult, ValidationsInfo } from '../model.ts';
 import { elapsedMs, timeMs } from './durations.ts';
 import { hostEvent } from './host-update.ts';
 import { effectiveRole, hostnameForMessage } from './hostutil.ts';
 import type { StateMachineOptions } from './options.ts';
-import { deepEqual, type SmEvent } from './result.ts';
+import type { SmEvent } from './result.ts';
 
 /** Bound-host statuses that keep a cluster under host monitoring. */
 export const HOST_MONITOR_STATUSES: readonly HostStatus[] = [
@@ -76,7 +77,7 @@ export function applyHostValidations(
   next: ValidationsInfo,
 ): { host: Host; changed: boolean; events: SmEvent[] } {
   const current = host.validations_info;
-  if (Object.keys(next).length === 0 || deepEqual(current, next)) return { host, changed: false, events: [] };
+  if (Object.keys(next).length === 0 || jsonEqual(current, next)) return { host, changed: false, events: [] };
   const events: SmEvent[] = [];
   const name = hostnameForMessage(host);
   for (const category of Object.keys(next).sort()) {

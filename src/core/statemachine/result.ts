@@ -1,6 +1,5 @@
 // Result values shared by the state machines: new records, events and errors — never exceptions.
 
-import { jsonEqual } from '../../util/json-equal.ts';
 import type { Cluster, Host } from '../model.ts';
 import type { EventSeverity } from './hostutil.ts';
 import type { StateMachineOptions } from './options.ts';
@@ -68,9 +67,6 @@ export type ClusterResult = ClusterSuccess | SmFailure;
 export function failure(code: number, message: string): SmFailure {
   return { ok: false, error: { code, message } };
 }
-
-/** Structural equality where a key holding `undefined` is the same as an absent key. */
-export const deepEqual: (a: unknown, b: unknown) => boolean = jsonEqual;
 
 /** Applies a patch where `undefined` clears a field; returns a new object. */
 export function patched<T extends object>(record: T, patch: Partial<T>): T {

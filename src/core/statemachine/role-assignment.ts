@@ -2,10 +2,11 @@
 // GPU hosts as workers. Whether a host could take a role is a validation question the caller answers
 // through `RoleFitness` (cpu/memory/operator requirements evaluated as if the host had that role).
 
+import { jsonEqual } from '../../util/json-equal.ts';
 import type { Cluster, Host, HostRole, HostStatus } from '../model.ts';
 import { hostEvent } from './host-update.ts';
 import { effectiveRole, hostnameForMessage, isDay2Host } from './hostutil.ts';
-import { deepEqual, type SmEvent } from './result.ts';
+import type { SmEvent } from './result.ts';
 
 /**
  * master: has-cpu-cores-for-role, has-memory-for-role and the lso/odf/cnv/lvm requirements pass as
@@ -100,7 +101,7 @@ function replaceHost(cluster: Cluster, host: Host): Cluster {
 
 function finish(original: Cluster, current: Cluster, events: SmEvent[]): RoleAssignmentResult {
   const before = new Map(original.hosts.map((h) => [h.id, h]));
-  const changedHostIds = current.hosts.filter((h) => !deepEqual(before.get(h.id), h)).map((h) => h.id);
+  const changedHostIds = current.hosts.filter((h) => !jsonEqual(before.get(h.id), h)).map((h) => h.id);
   return { hosts: current.hosts, changedHostIds, events };
 }
 

@@ -25,8 +25,6 @@ import type { Host } from '../../core/model.ts';
 import type { OwnerReference } from '../../runtime/index.ts';
 import { stableJson } from '../../util/stable-json.ts';
 
-export { stableJson };
-
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 /**

@@ -36,6 +36,20 @@ describe('Controller', () => {
     expect(new Set(seen.map((s) => s.id)).size).toBe(3);
   });
 
+  it('resync queues every object behind the keys enqueued normally', async () => {
+    const seen: string[] = [];
+    const { c } = newController((req) => {
+      seen.push(req.key);
+    });
+    const obj = (name: string) => ({ metadata: { namespace: 'ns', name } });
+    c.resync([obj('a'), obj('b')]);
+    c.enqueue('ns/c');
+    c.start();
+    await vi.waitFor(() => expect(seen).toHaveLength(3));
+    await c.stop();
+    expect(seen).toEqual(['ns/c', 'ns/a', 'ns/b']);
+  });
+
   it('tells pass listeners when each pass ended, failed ones included, and when it started', async () => {
     let fail = true;
     let begun = 0;

@@ -2,14 +2,7 @@
 // is what it replaces in status writes and the state machines, so it is the oracle here.
 import { describe, expect, it } from 'vitest';
 import { jsonEqual } from '../../../src/util/json-equal.ts';
-
-/** JSON with keys sorted, in the plain replacer form (not the code under test elsewhere). */
-const sortedJson = (value: unknown) =>
-  JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : v,
-  );
+import { sortedJsonOracle as sortedJson } from './sorted-json-oracle.ts';
 
 const viaJson = (a: unknown, b: unknown) =>
   sortedJson(JSON.parse(JSON.stringify({ v: a }))) === sortedJson(JSON.parse(JSON.stringify({ v: b })));

@@ -3,15 +3,7 @@
 // a write on every reconcile. The oracle is the replacer form it replaced.
 import { describe, expect, it } from 'vitest';
 import { stableJson } from '../../../src/util/stable-json.ts';
-
-const viaReplacer = (value: unknown) =>
-  JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-        )
-      : v,
-  );
+import { sortedJsonOracle as viaReplacer } from './sorted-json-oracle.ts';
 
 const rows: { name: string; value: unknown }[] = [
   { name: 'primitives', value: [1, 'a', true, null, -0, 1.5e300] },

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { refreshAgent } from '../../../../src/controllers/agent/refresh.ts';
 import { restoreFromAnnotations } from '../../../../src/controllers/agent/restore.ts';
-import { backupAnnotations, stableJson } from '../../../../src/records/agents/metadata.ts';
+import { backupAnnotations } from '../../../../src/records/agents/metadata.ts';
+import { stableJson } from '../../../../src/util/stable-json.ts';
 import { agent, CLUSTER_ID, inventory, refreshInput } from './fixtures.ts';
 
 describe('restoreFromAnnotations', () => {

@@ -8,8 +8,8 @@ import {
   backupAnnotations,
   inventoryLabels,
   sanitizeLabelValue,
-  stableJson,
 } from '../../../../src/records/agents/metadata.ts';
+import { stableJson } from '../../../../src/util/stable-json.ts';
 import { agent, HOST_ID, INFRA_ENV_ID, inventory } from '../../controllers/agent/fixtures.ts';
 
 const ie = {
