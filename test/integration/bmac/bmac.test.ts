@@ -101,19 +101,16 @@ describe('BMAC (non-converged)', () => {
       { status: { provisioning: { state: 'available' } } },
       { subresource: 'status' },
     );
-    const iso = await eventually(
+    // The InfraEnv's URL changes once the OS image set above reaches it (a re-render of every
+    // InfraEnv, queued behind live changes): wait for the BMH to carry the URL the InfraEnv has now.
+    const { iso, bmh } = await eventually(
       async () => {
         const ie = await client.get<InfraEnv>(INFRA_ENV, 'ie', ns);
-        return ie.status?.isoDownloadURL || undefined;
-      },
-      { timeoutMs: 30_000, what: 'InfraEnv ISO URL' },
-    );
-    const bmh = await eventually(
-      async () => {
         const b = await client.get<BareMetalHost>(BARE_METAL_HOST, 'host-1', ns);
-        return b.spec.image?.url ? b : undefined;
+        const url = ie.status?.isoDownloadURL;
+        return url && b.spec.image?.url === url ? { iso: url, bmh: b } : undefined;
       },
-      { timeoutMs: 30_000, what: 'BMH image URL' },
+      { timeoutMs: 30_000, what: "BMH image URL equal to the InfraEnv's ISO URL" },
     );
     expect(bmh.spec.image).toMatchObject({ url: iso, diskFormat: 'live-iso' });
     expect(bmh.spec.online).toBe(true);
