@@ -11,7 +11,9 @@
 // 0 skips it), --fleet-process-seconds (the shipped operator as its own process with the fleet in
 // place: start-up and RSS over that window; 0 skips it), --driver-process (the host driver as a
 // child process instead of a worker thread: the operator's process is then the operator and the
-// bench's meters alone), --idle MINUTES (see idle()).
+// bench's meters alone), --plane-nice N (kube-apiserver's and etcd's threads at nice N, so the
+// operator's thread wins a contended core; 0, the default, leaves all at equal priority),
+// --idle MINUTES (see idle()).
 //
 // Phases: the API server's own write ceiling (a plain create loop of small ConfigMaps), then a
 // registration wave (register only, until the operator is quiet), an inventory wave (one inventory
@@ -22,9 +24,9 @@
 // process, of kube-apiserver and of etcd.
 
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
-import { tmpdir } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -41,6 +43,7 @@ import { createLogger, KubeClient } from '../src/runtime/index.ts';
 import { createClusters, pool } from './fleet.ts';
 import { type Failures, FleetDriver, pct } from './fleet-driver.ts';
 import { measureIsoThroughput } from './iso-throughput.ts';
+import { startLoopBreakdown } from './loop-breakdown.ts';
 import { measureWritesCeiling } from './writes-ceiling.ts';
 
 /**
@@ -73,6 +76,7 @@ const { values: flags } = parseArgs({
     'events-per-install': { type: 'string', default: String(SNO_STATUS_EVENTS_PER_INSTALL) },
     'iso-mib': { type: 'string' },
     'driver-process': { type: 'boolean', default: false },
+    'plane-nice': { type: 'string', default: '0' },
   },
 });
 const CLUSTERS = Number(flags.clusters);
@@ -371,7 +375,7 @@ async function operatorProcessWithFleet(plane: ControlPlane, dataDir: string) {
 async function idle(minutes: number): Promise<void> {
   const warmupMs = Number(flags['idle-warmup']) * 1000;
   console.log(`bench-scale --idle: operator process, no clusters, no hosts, ${minutes} min`);
-  const plane = await ControlPlane.start();
+  const plane = await startPlane();
   const dataDir = await mkdtemp(join(tmpdir(), 'aio-bench-'));
   const admin = new KubeClient({ kubeConfig: loadKubeConfig(plane.kubeconfigPath), qps: 0 });
   try {
@@ -416,6 +420,7 @@ async function startMeter(plane: ControlPlane, driver: FleetDriver) {
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const idleThread = idleThreadDelay();
+  const breakdown = startLoopBreakdown();
   const t0 = performance.now();
   const seconds = (u: { user: number; system: number }) => (u.user + u.system) / 1e6;
   return {
@@ -423,6 +428,7 @@ async function startMeter(plane: ControlPlane, driver: FleetDriver) {
       const thread = process.threadCpuUsage(thread0);
       const whole = process.cpuUsage(process0);
       loop.disable();
+      const loopBreakdown = breakdown.stop();
       const wallSeconds = (performance.now() - t0) / 1000;
       const [apiserver1, etcd1] = [await cpuOf(apiserver), await cpuOf(etcd)];
       const driverThread = (await driver.threadCpuSeconds()) - driver0;
@@ -438,6 +444,7 @@ async function startMeter(plane: ControlPlane, driver: FleetDriver) {
         },
         eventLoopDelayMs: { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
         idleThreadDelayMs: await idleThread.stop(),
+        loopBreakdown,
       };
     },
   };
@@ -453,6 +460,15 @@ function usageLines(phase: string, u: Usage): void {
     `event-loop delay p99 / max (${phase})`,
     `${u.eventLoopDelayMs.p99.toFixed(1)} / ${u.eventLoopDelayMs.max.toFixed(1)} ms operator thread, ` +
       `${u.idleThreadDelayMs.p99.toFixed(1)} / ${u.idleThreadDelayMs.max.toFixed(1)} ms idle thread`,
+  );
+  const b = u.loopBreakdown;
+  const l = b.longIntervals;
+  line(
+    `loop intervals (${phase}): p99 / p99 without run-queue wait`,
+    `${b.intervalP99Ms.toFixed(1)} / ${b.withoutWaitP99Ms.toFixed(1)} ms; run-queue wait ` +
+      `${b.waitSeconds.toFixed(2)} s (${(100 * b.waitShare).toFixed(1)} % of wall); ${l.count} intervals ≥ p99, ` +
+      `mean ${l.meanMs.toFixed(1)} ms = wait ${l.waitMs.toFixed(1)} + run ${l.runMs.toFixed(1)} ` +
+      `(gc ${l.gcMs.toFixed(1)}) + idle ${l.idleMs.toFixed(1)}`,
   );
 }
 
@@ -648,10 +664,29 @@ async function eventStatus(b: Bench) {
   return r;
 }
 
+/**
+ * Sets the nice value of every thread of `pid`: Linux keeps it per thread, and threads created
+ * later inherit it from the thread that creates them.
+ */
+async function reniceThreads(pid: number, nice: number): Promise<void> {
+  for (const tid of await readdir(`/proc/${pid}/task`)) setPriority(Number(tid), nice);
+}
+
+/** The local control plane, its threads at --plane-nice. */
+async function startPlane(): Promise<ControlPlane> {
+  const plane = await ControlPlane.start();
+  const nice = Number(flags['plane-nice']);
+  if (nice !== 0) {
+    for (const pid of [plane.pids.apiserver, plane.pids.etcd]) if (pid) await reniceThreads(pid, nice);
+    line('kube-apiserver and etcd threads', `nice ${nice}`);
+  }
+  return plane;
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   console.log(`bench-scale: ${CLUSTERS} SNO clusters, ${HOSTS} hosts, concurrency ${CONCURRENCY}`);
-  const plane = await ControlPlane.start();
+  const plane = await startPlane();
   const dataDir = await mkdtemp(join(tmpdir(), 'aio-bench-'));
   const admin = new KubeClient({ kubeConfig: loadKubeConfig(plane.kubeconfigPath), qps: 0 });
   let driver: FleetDriver | undefined;
