@@ -10,12 +10,16 @@
 //           without a stream's fresh buffer per chunk, the strictest baseline (context only);
 //   plain - the same file sent by a bare node:http server (fs stream piped to the response) to the
 //           same client: what loopback HTTP in this process can carry, the transport's ceiling;
-//   iso   - the InfraEnv's status.isoDownloadURL fetched with undici, body counted and discarded.
+//   iso   - the InfraEnv's status.isoDownloadURL fetched with undici, body counted and discarded;
+//   curl  - the same URL fetched by curl, a process of its own (where curl is installed): a C
+//           client, as a host's downloader is (curl, coreos-installer, a BMC's virtual media),
+//           so the figure is the server's rather than the Node client's.
 // The reads and the HTTP client run on a worker thread of their own (this same module), as a host
 // downloading its ISO is a machine of its own: the client's buffers are collected in the worker's
 // small heap, not with the operator's, and the operator's loop only serves. Medians, ratios
 // iso ÷ raw (the issue's target) and iso ÷ plain (the image path's own cost), and the process CPU
 // milliseconds per MiB (operator + client; steadier than MiB/s on a shared box).
+import { spawn, spawnSync } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -70,6 +74,9 @@ export interface TypeFigures {
   downloadToReadLoop: number;
   /** download ÷ plain HTTP: the image path's cost over the transport alone. */
   downloadToPlainHttp: number;
+  /** The same download by curl, and ÷ raw; undefined where curl is not installed. */
+  curlMiBps?: number;
+  curlToRaw?: number;
   /** Process CPU (operator + client) per MiB downloaded, median. */
   downloadCpuMsPerMiB: number;
   plainHttpCpuMsPerMiB: number;
@@ -151,7 +158,34 @@ function serveClientPasses(): void {
   });
 }
 
-type PassName = 'raw' | 'readLoop' | 'plainHttp' | 'download';
+type PassName = 'raw' | 'readLoop' | 'plainHttp' | 'download' | 'curl';
+
+const HAS_CURL = spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
+
+/**
+ * `url` fetched by curl as a process of its own, body discarded; bytes and curl's own transfer
+ * time. The URL goes in on stdin, not in argv, as it carries the InfraEnv's token.
+ */
+function curlDownload(url: string): Promise<Pass> {
+  return new Promise((resolve, reject) => {
+    const c0 = process.cpuUsage();
+    const args = ['--silent', '--show-error', '--fail', '--output', '/dev/null'];
+    const child = spawn('curl', [...args, '--write-out', '%{size_download} %{time_total}', '--config', '-']);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0)
+        return reject(new Error(`curl exited ${code}: ${err.replace(/byapikey\/[^/]+/g, 'byapikey/…')}`));
+      const [bytes, seconds] = out.trim().split(' ').map(Number);
+      const c = process.cpuUsage(c0);
+      resolve({ bytes: bytes ?? 0, seconds: seconds ?? Number.NaN, cpuMs: (c.user + c.system) / 1000 });
+    });
+    child.stdin.end(`url = "${url}"\n`);
+  });
+}
 
 async function readLoop(path: string): Promise<number> {
   const fh = await open(path, 'r');
@@ -293,10 +327,12 @@ async function measureType(basePath: string, isoUrl: string, client: ClientThrea
       readLoop: () => client.run('readLoop', basePath),
       plainHttp: () => client.run('download', plain.url),
       download: () => client.run('download', isoUrl),
+      curl: () => curlDownload(isoUrl),
     };
+    if (!HAS_CURL) delete (run as Partial<typeof run>).curl;
     // Warm-up: the page cache, the base image cache (minimal template), JIT and the connection.
     for (const pass of Object.values(run)) await pass();
-    const passes: Record<PassName, Pass[]> = { raw: [], readLoop: [], plainHttp: [], download: [] };
+    const passes: Record<PassName, Pass[]> = { raw: [], readLoop: [], plainHttp: [], download: [], curl: [] };
     const size = (await stat(basePath)).size;
     const rounds = Math.min(MAX_ROUNDS, Math.max(MIN_ROUNDS, Math.ceil(BYTES_PER_TYPE / size)));
     for (let i = 0; i < rounds; i++) {
@@ -309,11 +345,16 @@ async function measureType(basePath: string, isoUrl: string, client: ClientThrea
       readLoop: rate(passes.readLoop),
       plainHttp: rate(passes.plainHttp),
       download: rate(passes.download),
+      curl: rate(passes.curl),
     };
     const dl = median(samples.download);
+    const isoBytes = passes.download[0]!.bytes;
+    const short = passes.curl.find((p) => p.bytes !== isoBytes);
+    if (short) throw new Error(`curl downloaded ${short.bytes} of ${isoBytes} bytes`);
+    const curl = HAS_CURL ? median(samples.curl) : undefined;
     return {
       baseBytes: passes.raw[0]!.bytes,
-      isoBytes: passes.download[0]!.bytes,
+      isoBytes,
       rawMiBps: median(samples.raw),
       readLoopMiBps: median(samples.readLoop),
       plainHttpMiBps: median(samples.plainHttp),
@@ -321,6 +362,7 @@ async function measureType(basePath: string, isoUrl: string, client: ClientThrea
       downloadToRaw: dl / median(samples.raw),
       downloadToReadLoop: dl / median(samples.readLoop),
       downloadToPlainHttp: dl / median(samples.plainHttp),
+      ...(curl === undefined ? {} : { curlMiBps: curl, curlToRaw: curl / median(samples.raw) }),
       downloadCpuMsPerMiB: cpuPerMiB(passes.download),
       plainHttpCpuMsPerMiB: cpuPerMiB(passes.plainHttp),
       samples,
@@ -340,6 +382,12 @@ function print(o: IsoThroughputOptions, type: string, f: TypeFigures): void {
   o.line(
     `ISO ${type}: download ÷ raw (target ≥ 90 %)`,
     `${p(f.downloadToRaw)} (÷ read loop ${p(f.downloadToReadLoop)}, ÷ plain HTTP ${p(f.downloadToPlainHttp)})`,
+  );
+  o.line(
+    `ISO ${type}: curl download, ÷ raw`,
+    f.curlMiBps === undefined
+      ? 'skipped: curl is not installed'
+      : `${r(f.curlMiBps)} MiB/s, ${p(f.curlToRaw ?? Number.NaN)} (÷ read loop ${p(f.curlMiBps / f.readLoopMiBps)})`,
   );
   o.line(
     `ISO ${type}: CPU per MiB, ISO / plain HTTP`,
