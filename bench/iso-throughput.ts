@@ -401,9 +401,11 @@ export async function measureIsoThroughput(o: IsoThroughputOptions): Promise<Iso
   const client = clientThread();
   let files: Awaited<ReturnType<typeof serveFile>> | undefined;
   try {
-    // The rest of the image (kernel, initrd, EFI image, ignition area) is about 1 MiB.
-    const rootfsSize = Math.max(1, o.isoMiB - 1) * MiB;
-    const { path } = await buildTestIso(work, { rhcosVersion: RHCOS_VERSION, rootfsSize });
+    // RHCOS's proportions: the initrd (most of a minimal ISO) about a tenth of the image, the
+    // rootfs most of the rest; the kernel, EFI image and ignition area take about 1 MiB.
+    const initrdSize = Math.floor(o.isoMiB / 10) * MiB + 7;
+    const rootfsSize = Math.max(1, o.isoMiB - 1 - Math.floor(o.isoMiB / 10)) * MiB;
+    const { path } = await buildTestIso(work, { rhcosVersion: RHCOS_VERSION, rootfsSize, initrdSize });
     files = await serveFile(path);
     await setOsImage(o.admin, files.url);
     // The status URL names the InfraEnv's image type (minimal by default); both are served.

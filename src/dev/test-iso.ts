@@ -31,6 +31,8 @@ export interface TestIsoOptions {
   /** Size of each kernel-argument embed area; default 1024 (as RHCOS). */
   kargsAreaSize?: number;
   rootfsSize?: number;
+  /** Size of images/pxeboot/initrd.img (what a minimal ISO carries); default about 150 KB. */
+  initrdSize?: number;
   /** Write coreos/kargs.json (default true); without it the marker method is used. */
   kargsJson?: boolean;
   /** Write coreos/igninfo.json (default true). */
@@ -160,7 +162,7 @@ export async function buildTestIso(dir: string, opts: TestIsoOptions = {}): Prom
 
   const files = {
     vmlinuz: pseudoRandomBytes(40_000 + 123, seed),
-    initrd: pseudoRandomBytes(150_000 + 7, seed + 1),
+    initrd: pseudoRandomBytes(opts.initrdSize ?? 150_000 + 7, seed + 1),
     rootfs: pseudoRandomBytes(opts.rootfsSize ?? 1_500_000 + 3, seed + 2),
     grubCfg,
     isolinuxCfg,
