@@ -1,15 +1,17 @@
 // Where the operator thread's long event-loop intervals go (issue 16, "Event-loop delay p99").
-// monitorEventLoopDelay says how late the loop was, not why. This sampler ticks on the same 10 ms
-// timer and, at every tick, reads the thread's scheduler counters from Linux's
+// monitorEventLoopDelay says how late the loop was, not why. This sampler ticks on a 10 ms timer
+// of its own and, at every tick, reads the thread's scheduler counters from Linux's
 // /proc/<pid>/task/<tid>/schedstat (nanoseconds on a CPU, nanoseconds runnable but waiting for
 // one) and the main-thread GC pauses a PerformanceObserver reports. Each interval splits into:
 //   wait - the thread was ready to run and every core was busy with other threads (on the bench's
 //          2-core box: kube-apiserver, etcd, the host driver);
-//   gc   - the garbage collector paused the thread;
-//   work - the rest: the thread's own JavaScript and syscalls (plus time blocked in the kernel).
-// Reported: the p99 interval (it should match monitorEventLoopDelay's), the p99 of the interval
-// without its wait (the delay had the thread never waited for a core), and for the intervals at or
-// above the p99 the mean of each part. One pread of a /proc file per tick (a few microseconds).
+//   run  - the thread was on a core: its JavaScript, syscalls and GC pauses (gc: the observer's
+//          pauses, wall time, so a pause can overlap a wait);
+//   idle - the rest: the timer's own 10 ms, or the thread blocked in the kernel.
+// Reported: the p99 interval (close to monitorEventLoopDelay's, not equal: another timer), the
+// p99 of the interval without its wait (the delay had the thread never waited for a core), the
+// phase's whole wait, and for the intervals at or above the p99 the mean of each part. One pread
+// of a /proc file per tick (a few microseconds).
 import { closeSync, openSync, readSync } from 'node:fs';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { pct } from './fleet-driver.ts';
