@@ -96,12 +96,19 @@ function workerChannel(init: FleetInit): Channel & { worker: Worker } {
   };
 }
 
-function processChannel(init: FleetInit): Channel {
+function processChannel(init: FleetInit, ownSession: boolean): Channel {
   // The init (a token per InfraEnv) is too big for the environment: it is the first message.
   const child = fork(fileURLToPath(import.meta.url), [], {
     env: { ...process.env, FLEET_DRIVER_PROCESS: '1' },
     serialization: 'advanced',
+    detached: ownSession,
   });
+  if (ownSession) {
+    // Out of the terminal's process group: no Ctrl-C reaches it, so it ends with this process.
+    const kill = () => child.kill('SIGKILL');
+    process.on('exit', kill);
+    child.once('exit', () => process.off('exit', kill));
+  }
   child.send({ init } as never);
   return {
     post: (m) => child.send(m as never),
@@ -128,10 +135,14 @@ export class FleetDriver {
   private readonly waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private nextId = 0;
 
-  constructor(init: FleetInit, opts: { separateProcess?: boolean } = {}) {
+  /**
+   * `separateProcess`: a child process instead of a worker thread; `ownSession`: that process in a
+   * session (Linux autogroup) of its own, as hosts are machines of their own.
+   */
+  constructor(init: FleetInit, opts: { separateProcess?: boolean; ownSession?: boolean } = {}) {
     this.separateProcess = opts.separateProcess ?? false;
     if (this.separateProcess) {
-      this.channel = processChannel(init);
+      this.channel = processChannel(init, opts.ownSession ?? false);
     } else {
       const w = workerChannel(init);
       this.channel = w;

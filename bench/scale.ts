@@ -13,6 +13,9 @@
 // child process instead of a worker thread: the operator's process is then the operator and the
 // bench's meters alone), --plane-nice N (kube-apiserver's and etcd's threads at nice N, so the
 // operator's thread wins a contended core; 0, the default, leaves all at equal priority),
+// --own-sessions (kube-apiserver and etcd, and with --driver-process the driver, each in a session
+// of their own, so Linux's autogroup shares the cores between them and the operator as between
+// pods, services or machines; by default every thread shares the bench's one group),
 // --idle MINUTES (see idle()).
 //
 // Phases: the API server's own write ceiling (a plain create loop of small ConfigMaps), then a
@@ -77,6 +80,7 @@ const { values: flags } = parseArgs({
     'iso-mib': { type: 'string' },
     'driver-process': { type: 'boolean', default: false },
     'plane-nice': { type: 'string', default: '0' },
+    'own-sessions': { type: 'boolean', default: false },
   },
 });
 const CLUSTERS = Number(flags.clusters);
@@ -674,7 +678,13 @@ async function reniceThreads(pid: number, nice: number): Promise<void> {
 
 /** The local control plane, its threads at --plane-nice. */
 async function startPlane(): Promise<ControlPlane> {
-  const plane = await ControlPlane.start();
+  const ownSession = flags['own-sessions'];
+  if (ownSession) {
+    // The control plane no longer gets the terminal's Ctrl-C; exiting kills it (ControlPlane).
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+  }
+  const plane = await ControlPlane.start({ ownSession });
+  if (ownSession) line('kube-apiserver and etcd', 'a session (autogroup) of their own');
   const nice = Number(flags['plane-nice']);
   if (nice !== 0) {
     for (const pid of [plane.pids.apiserver, plane.pids.etcd]) if (pid) await reniceThreads(pid, nice);
@@ -738,9 +748,14 @@ async function main(): Promise<void> {
         kubeconfigPath: plane.kubeconfigPath,
         namespace: NS,
       },
-      { separateProcess: flags['driver-process'] },
+      { separateProcess: flags['driver-process'], ownSession: flags['own-sessions'] },
     );
-    line('host driver', flags['driver-process'] ? 'a child process' : 'a worker thread of this process');
+    line(
+      'host driver',
+      flags['driver-process']
+        ? `a child process${flags['own-sessions'] ? ' in a session of its own' : ''}`
+        : 'a worker thread of this process',
+    );
     const b: Bench = {
       plane,
       counts,

@@ -24,6 +24,13 @@ export interface ControlPlaneOptions {
   controllerManager?: boolean;
   /** Directory holding kube-apiserver, etcd, kube-controller-manager; built on demand otherwise. */
   binDir?: string;
+  /**
+   * Start the processes in a session of their own (benchmarks). Linux's autogroup scheduling then
+   * shares the CPU between them and this process as between two groups, as between two pods or
+   * two services, instead of thread by thread. Such a session does not get the terminal's Ctrl-C,
+   * so the processes are killed when this process exits.
+   */
+  ownSession?: boolean;
 }
 
 export interface UserCredentials {
@@ -47,15 +54,23 @@ class Proc {
   readonly name: string;
   readonly logPath: string;
 
-  constructor(name: string, logPath: string) {
+  private readonly ownSession: boolean;
+
+  constructor(name: string, logPath: string, ownSession = false) {
     this.name = name;
     this.logPath = logPath;
+    this.ownSession = ownSession;
   }
 
   start(bin: string, args: string[]): void {
     const log = createWriteStream(this.logPath, { flags: 'a' });
     this.exitReason = undefined;
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: this.ownSession });
+    if (this.ownSession) {
+      const kill = () => child.kill('SIGKILL');
+      process.on('exit', kill);
+      child.once('exit', () => process.off('exit', kill));
+    }
     child.stdout?.pipe(log);
     child.stderr?.pipe(log);
     child.on('exit', (code, signal) => {
@@ -99,6 +114,7 @@ export class ControlPlane {
     apiPort: number;
     etcdPort: number;
     etcdPeerPort: number;
+    ownSession?: boolean;
   }) {
     this.dir = init.dir;
     this.ownsDir = init.ownsDir;
@@ -109,9 +125,10 @@ export class ControlPlane {
     this.etcdPeerPort = init.etcdPeerPort;
     this.server = `https://127.0.0.1:${init.apiPort}`;
     this.kubeconfigPath = join(init.dir, 'admin.kubeconfig');
-    this.etcd = new Proc('etcd', join(init.dir, 'etcd.log'));
-    this.apiserver = new Proc('kube-apiserver', join(init.dir, 'kube-apiserver.log'));
-    this.kcm = new Proc('kube-controller-manager', join(init.dir, 'kube-controller-manager.log'));
+    const own = init.ownSession ?? false;
+    this.etcd = new Proc('etcd', join(init.dir, 'etcd.log'), own);
+    this.apiserver = new Proc('kube-apiserver', join(init.dir, 'kube-apiserver.log'), own);
+    this.kcm = new Proc('kube-controller-manager', join(init.dir, 'kube-controller-manager.log'), own);
     this.tls = new Agent({ connect: { ca: init.ca.certPem } });
   }
 
@@ -128,6 +145,7 @@ export class ControlPlane {
       apiPort: await freePort(),
       etcdPort: await freePort(),
       etcdPeerPort: await freePort(),
+      ownSession: opts.ownSession,
     });
     try {
       await cp.writeCertificates();
