@@ -3,7 +3,8 @@
 // ISO 9660 base image of the chosen size is built with xorriso (src/dev/test-iso.ts, as the tests
 // and `make demo` do), served from loopback as the AgentServiceConfig's x86_64 OS image, and an
 // InfraEnv of its own is created. Then, per ISO type (full, minimal), interleaved so the shared
-// box's noise hits them alike, after one warm-up pass of each, 5 rounds (up to 50 for a small image):
+// box's noise hits them alike (each round starting one pass later), after one warm-up pass of
+// each, 5 rounds (up to 50 for a small image):
 //   raw   - the operator's cached base file read sequentially with a stream, in the chunk size the
 //           image service reads with (so both come from the page cache with the same reads);
 //   loop  - the same reads into one reused buffer (FileHandle.read): what the page cache gives
@@ -160,7 +161,12 @@ function serveClientPasses(): void {
 
 type PassName = 'raw' | 'readLoop' | 'plainHttp' | 'download' | 'curl';
 
-const HAS_CURL = spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
+let curlFound: boolean | undefined;
+/** Whether curl is on PATH (asked once, and only by the phase, not by its client thread). */
+function curlInstalled(): boolean {
+  curlFound ??= spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
+  return curlFound;
+}
 
 /**
  * `url` fetched by curl as a process of its own, body discarded; bytes and curl's own transfer
@@ -329,14 +335,20 @@ async function measureType(basePath: string, isoUrl: string, client: ClientThrea
       download: () => client.run('download', isoUrl),
       curl: () => curlDownload(isoUrl),
     };
-    if (!HAS_CURL) delete (run as Partial<typeof run>).curl;
+    if (!curlInstalled()) delete (run as Partial<typeof run>).curl;
     // Warm-up: the page cache, the base image cache (minimal template), JIT and the connection.
     for (const pass of Object.values(run)) await pass();
     const passes: Record<PassName, Pass[]> = { raw: [], readLoop: [], plainHttp: [], download: [], curl: [] };
     const size = (await stat(basePath)).size;
     const rounds = Math.min(MAX_ROUNDS, Math.max(MIN_ROUNDS, Math.ceil(BYTES_PER_TYPE / size)));
+    // Each round starts one pass later: a pass pays for garbage the one before it left on the
+    // operator's thread (the plain server's fresh buffers), so no pass always follows the same one.
+    const order = Object.entries(run);
     for (let i = 0; i < rounds; i++) {
-      for (const [k, pass] of Object.entries(run)) passes[k as PassName].push(await pass());
+      for (let j = 0; j < order.length; j++) {
+        const [k, pass] = order[(i + j) % order.length]!;
+        passes[k as PassName].push(await pass());
+      }
     }
     const rate = (ps: Pass[]) => ps.map((p) => p.bytes / MiB / p.seconds);
     const cpuPerMiB = (ps: Pass[]) => median(ps.map((p) => p.cpuMs / (p.bytes / MiB)));
@@ -351,7 +363,7 @@ async function measureType(basePath: string, isoUrl: string, client: ClientThrea
     const isoBytes = passes.download[0]!.bytes;
     const short = passes.curl.find((p) => p.bytes !== isoBytes);
     if (short) throw new Error(`curl downloaded ${short.bytes} of ${isoBytes} bytes`);
-    const curl = HAS_CURL ? median(samples.curl) : undefined;
+    const curl = curlInstalled() ? median(samples.curl) : undefined;
     return {
       baseBytes: passes.raw[0]!.bytes,
       isoBytes,
