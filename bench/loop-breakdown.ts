@@ -38,7 +38,7 @@ export interface LoopBreakdown {
   };
 }
 
-interface Sample {
+export interface Sample {
   at: number;
   runNs: number;
   waitNs: number;
@@ -75,7 +75,7 @@ export function startLoopBreakdown(): { stop(): LoopBreakdown } {
       clearInterval(timer);
       gc.disconnect();
       if (fd !== undefined) closeSync(fd);
-      return summarise(samples, pauses);
+      return summariseIntervals(samples, pauses);
     },
   };
 }
@@ -86,7 +86,11 @@ function gcWithin(pauses: { start: number; end: number }[], from: number, to: nu
   return ms;
 }
 
-function summarise(samples: Sample[], pauses: { start: number; end: number }[]): LoopBreakdown {
+/** The breakdown of the intervals between consecutive samples; `pauses` are GC pauses (ms, same clock). */
+export function summariseIntervals(
+  samples: Sample[],
+  pauses: { start: number; end: number }[],
+): LoopBreakdown {
   const rows: { ms: number; waitMs: number; runMs: number; gcMs: number }[] = [];
   for (let i = 1; i < samples.length; i++) {
     const a = samples[i - 1]!;
