@@ -3,8 +3,11 @@ import { type Sample, summariseIntervals } from '../../../bench/loop-breakdown.t
 
 const MS = 1e6;
 
+type Extra = { ms: number; runMs: number; waitMs: number };
+type Long = { count: number; waitMs: number; runMs: number; idleMs: number };
+
 /** Samples 10 ms apart with 1 ms of run each, then the given intervals appended. */
-function series(extra: { ms: number; runMs: number; waitMs: number }[], quiet = 200): Sample[] {
+function series(extra: Extra[], quiet = 200): Sample[] {
   const out: Sample[] = [{ at: 0, runNs: 0, waitNs: 0 }];
   const push = (ms: number, runMs: number, waitMs: number) => {
     const last = out.at(-1)!;
@@ -15,50 +18,30 @@ function series(extra: { ms: number; runMs: number; waitMs: number }[], quiet = 
   return out;
 }
 
+const thrice = (x: Extra): Extra[] => [x, x, x];
+const long = (count: number, waitMs: number, runMs: number, idleMs: number): Long => ({
+  count,
+  waitMs,
+  runMs,
+  idleMs,
+});
+
 describe('summariseIntervals', () => {
-  it.each([
-    {
-      name: 'a quiet thread: every interval is the timer period, nothing waits',
-      extra: [],
-      p99: 10,
-      withoutWaitP99: 10,
-      waitSeconds: 0,
-      long: { count: 200, waitMs: 0, runMs: 1, idleMs: 9 },
-    },
-    {
-      name: 'long intervals that are mostly run-queue wait: the p99 without wait is short',
-      extra: [
-        { ms: 40, runMs: 12, waitMs: 25 },
-        { ms: 40, runMs: 12, waitMs: 25 },
-        { ms: 40, runMs: 12, waitMs: 25 },
-      ],
-      p99: 40,
-      withoutWaitP99: 15,
-      waitSeconds: 0.075,
-      long: { count: 3, waitMs: 25, runMs: 12, idleMs: 3 },
-    },
-    {
-      name: 'long intervals of the thread’s own work: the wait takes nothing off',
-      extra: [
-        { ms: 35, runMs: 33, waitMs: 0 },
-        { ms: 35, runMs: 33, waitMs: 0 },
-        { ms: 35, runMs: 33, waitMs: 0 },
-      ],
-      p99: 35,
-      withoutWaitP99: 35,
-      waitSeconds: 0,
-      long: { count: 3, waitMs: 0, runMs: 33, idleMs: 2 },
-    },
-  ])('$name', ({ extra, p99, withoutWaitP99, waitSeconds, long }) => {
+  // name, extra intervals, p99, p99 without wait, wait seconds, long intervals' parts
+  it.each<[string, Extra[], number, number, number, Long]>([
+    ['a quiet thread: nothing waits', [], 10, 10, 0, { count: 200, waitMs: 0, runMs: 1, idleMs: 9 }],
+    ['mostly run-queue wait', thrice({ ms: 40, runMs: 12, waitMs: 25 }), 40, 15, 0.075, long(3, 25, 12, 3)],
+    ['the thread’s own work', thrice({ ms: 35, runMs: 33, waitMs: 0 }), 35, 35, 0, long(3, 0, 33, 2)],
+  ])('%s', (_name, extra, p99, withoutWaitP99, waitSeconds, parts) => {
     const b = summariseIntervals(series(extra), []);
     expect(b.ticks).toBe(200 + extra.length);
     expect(b.intervalP99Ms).toBeCloseTo(p99, 6);
     expect(b.withoutWaitP99Ms).toBeCloseTo(withoutWaitP99, 6);
     expect(b.waitSeconds).toBeCloseTo(waitSeconds, 9);
-    expect(b.longIntervals.count).toBe(long.count);
-    expect(b.longIntervals.waitMs).toBeCloseTo(long.waitMs, 6);
-    expect(b.longIntervals.runMs).toBeCloseTo(long.runMs, 6);
-    expect(b.longIntervals.idleMs).toBeCloseTo(long.idleMs, 6);
+    expect(b.longIntervals.count).toBe(parts.count);
+    expect(b.longIntervals.waitMs).toBeCloseTo(parts.waitMs, 6);
+    expect(b.longIntervals.runMs).toBeCloseTo(parts.runMs, 6);
+    expect(b.longIntervals.idleMs).toBeCloseTo(parts.idleMs, 6);
   });
 
   it('counts only the part of a GC pause that falls inside each long interval', () => {
