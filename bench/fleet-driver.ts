@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { Agent as HttpAgent, request } from 'undici';
 import type { Agent } from '../src/api/index.ts';
+import { endWithThisProcess } from '../src/dev/own-session.ts';
 import { AGENT } from '../src/records/resources.ts';
 import { KubeClient, loadKubeConfig } from '../src/runtime/index.ts';
 import { hostId, inventory, pool } from './fleet.ts';
@@ -103,12 +104,7 @@ function processChannel(init: FleetInit, ownSession: boolean): Channel {
     serialization: 'advanced',
     detached: ownSession,
   });
-  if (ownSession) {
-    // Out of the terminal's process group: no Ctrl-C reaches it, so it ends with this process.
-    const kill = () => child.kill('SIGKILL');
-    process.on('exit', kill);
-    child.once('exit', () => process.off('exit', kill));
-  }
+  if (ownSession) endWithThisProcess(child);
   child.send({ init } as never);
   return {
     post: (m) => child.send(m as never),

@@ -676,13 +676,9 @@ async function reniceThreads(pid: number, nice: number): Promise<void> {
   for (const tid of await readdir(`/proc/${pid}/task`)) setPriority(Number(tid), nice);
 }
 
-/** The local control plane, its threads at --plane-nice. */
+/** The local control plane, in a session of its own with --own-sessions, its threads at --plane-nice. */
 async function startPlane(): Promise<ControlPlane> {
   const ownSession = flags['own-sessions'];
-  if (ownSession) {
-    // The control plane no longer gets the terminal's Ctrl-C; exiting kills it (ControlPlane).
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
-  }
   const plane = await ControlPlane.start({ ownSession });
   if (ownSession) line('kube-apiserver and etcd', 'a session (autogroup) of their own');
   const nice = Number(flags['plane-nice']);

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { Agent, request } from 'undici';
 import { parse, stringify } from 'yaml';
 import { CertificateAuthority } from '../util/pki.ts';
+import { endWithThisProcess } from './own-session.ts';
 import { freePort } from './ports.ts';
 import { waitFor } from './wait.ts';
 
@@ -24,12 +25,7 @@ export interface ControlPlaneOptions {
   controllerManager?: boolean;
   /** Directory holding kube-apiserver, etcd, kube-controller-manager; built on demand otherwise. */
   binDir?: string;
-  /**
-   * Start the processes in a session of their own (benchmarks). Linux's autogroup scheduling then
-   * shares the CPU between them and this process as between two groups, as between two pods or
-   * two services, instead of thread by thread. Such a session does not get the terminal's Ctrl-C,
-   * so the processes are killed when this process exits.
-   */
+  /** Start the processes in a session of their own (benchmarks; see own-session.ts). */
   ownSession?: boolean;
 }
 
@@ -66,11 +62,7 @@ class Proc {
     const log = createWriteStream(this.logPath, { flags: 'a' });
     this.exitReason = undefined;
     const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: this.ownSession });
-    if (this.ownSession) {
-      const kill = () => child.kill('SIGKILL');
-      process.on('exit', kill);
-      child.once('exit', () => process.off('exit', kill));
-    }
+    if (this.ownSession) endWithThisProcess(child);
     child.stdout?.pipe(log);
     child.stderr?.pipe(log);
     child.on('exit', (code, signal) => {
