@@ -6,7 +6,8 @@
 //
 // Watches: the InfraEnv (spec or deletion changes), the NMStateConfigs its selector picks, its
 // pull Secret and mirror ConfigMap (watch-labelled ones), the ClusterDeployment and
-// AgentClusterInstall it is bound to, the AgentServiceConfig (through the service config store),
+// AgentClusterInstall it is bound to (of the latter, only changes to what it reads: spec, cluster
+// record id, version, architecture), the AgentServiceConfig (through the service config store),
 // the enqueue bus ('infraenv'), the moment local authentication becomes available, and a change of
 // the base URLs (ctx.onUrlsChange).
 import type { AgentClusterInstall, ClusterDeployment, InfraEnv, NMStateConfig } from '../../api/index.ts';
@@ -15,6 +16,7 @@ import type { OperatorContext } from '../../records/context.ts';
 import { operatorEventsFor } from '../../records/events.ts';
 import { discoveryIgnition, staticNetworkFiles } from '../../records/infraenvs/discovery.ts';
 import {
+  aciBindingChanged,
   gatherImageInputs,
   type ImageInputs,
   type ImageProblem,
@@ -120,10 +122,15 @@ export function register(ctx: OperatorContext): void {
       keys(infraEnvs.store.byIndex(INFRAENV_BY_MIRROR_CONFIGMAP, objectKey(cm))),
     )
     .watches(CLUSTER_DEPLOYMENT, (cd: ClusterDeployment) => keys(ctx.infraEnvsOfCluster(objectKey(cd))))
-    .watches(AGENT_CLUSTER_INSTALL, (aci: AgentClusterInstall) => {
-      const cd = aci.spec?.clusterDeploymentRef?.name;
-      return cd ? keys(ctx.infraEnvsOfCluster(keyOf(aci.metadata.namespace, cd))) : [];
-    })
+    .watches(
+      AGENT_CLUSTER_INSTALL,
+      (aci: AgentClusterInstall) => {
+        const cd = aci.spec?.clusterDeploymentRef?.name;
+        return cd ? keys(ctx.infraEnvsOfCluster(keyOf(aci.metadata.namespace, cd))) : [];
+      },
+      // Not the cluster's own status writes (one per registration and install step).
+      { predicates: [updateWhen(aciBindingChanged)] },
+    )
     .complete((req) => reconcileInfraEnv(ctx, services, config.current, req));
 
   ctx.bus.register('infraenv', (key, low) => controller.enqueue(key, low));

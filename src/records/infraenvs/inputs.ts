@@ -5,7 +5,7 @@
 // backend (discovery.ign, iPXE, minimal-initrd) and the image routes all build from here, so the
 // image that is served is the one the status describes.
 import { createHash } from 'node:crypto';
-import type { InfraEnv } from '../../api/index.ts';
+import type { AgentClusterInstall, InfraEnv } from '../../api/index.ts';
 import {
   canonicalJson,
   type MirrorRegistries,
@@ -64,6 +64,22 @@ interface ClusterBinding {
   clusterId: string;
   openshiftVersion?: string | undefined;
   cpuArchitecture?: string | undefined;
+}
+
+/**
+ * Whether an AgentClusterInstall change can change what clusterBinding reads of it: its spec
+ * (generation) or the cluster record's id, version and architecture. The rest of its status is
+ * rewritten on every host change and install step, and is not an InfraEnv input.
+ */
+export function aciBindingChanged(o: AgentClusterInstall, n: AgentClusterInstall): boolean {
+  const ob = o.status?.backend;
+  const nb = n.status?.backend;
+  return (
+    o.metadata.generation !== n.metadata.generation ||
+    ob?.clusterID !== nb?.clusterID ||
+    ob?.openshiftVersion !== nb?.openshiftVersion ||
+    ob?.cpuArchitecture !== nb?.cpuArchitecture
+  );
 }
 
 /** The bound cluster, or the MissingClusterDeployment problem (kubeapi.md §2.3 examples). */

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, AgentClusterInstall, InfraEnv } from '../../../src/api/index.ts';
 import { operatorEventsFor } from '../../../src/records/events.ts';
-import { AGENT, AGENT_CLUSTER_INSTALL, INFRA_ENV } from '../../../src/records/resources.ts';
+import { AGENT, AGENT_CLUSTER_INSTALL, INFRA_ENV, SECRET } from '../../../src/records/resources.ts';
 import { isConflict, type KubeClient } from '../../../src/runtime/index.ts';
 import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
@@ -74,6 +74,53 @@ async function settled(aciName: string, agentName?: string): Promise<boolean> {
   return true;
 }
 
+/** An SNO cluster with its InfraEnv, registered, with the operator settled. */
+async function settledSnoCluster(): Promise<{ name: string; ie: InfraEnv }> {
+  if (!(await client.getIfExists(SECRET, 'pull-secret', ns))) await createPullSecret(client, ns);
+  const name = uniqueName('sno');
+  await createCluster(
+    client,
+    clusterDeploymentObject(ns, name),
+    snoAciObject(ns, name, await createImageSet(client)),
+  );
+  const ie = await client.create<InfraEnv>(INFRA_ENV, {
+    apiVersion: 'agent-install.openshift.io/v1beta1',
+    kind: 'InfraEnv',
+    metadata: { name, namespace: ns },
+    spec: { clusterRef: { name, namespace: ns }, pullSecretRef: { name: 'pull-secret' } },
+  } as InfraEnv);
+  await eventuallyAci(client, ns, name, (a) => !!a.status?.backend?.clusterID, 'cluster registered');
+  await eventually(async () => op.ctx.infraEnvById(ie.metadata.uid ?? ''), { what: 'InfraEnv in cache' });
+  await eventually(async () => (await settled(name)) || undefined, { what: 'operator settled' });
+  return { name, ie };
+}
+
+/** Registers one new host of `ie` and waits until the operator has settled; returns its id. */
+async function registerAndSettle(name: string, ie: InfraEnv): Promise<string> {
+  const hostId = randomUUID();
+  const reply = await call(op.baseUrl, 'POST', `/v2/infra-envs/${ie.metadata.uid}/hosts`, {
+    token: op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' }),
+    body: { host_id: hostId, discovery_agent_version: op.ctx.settings.agentImage },
+  });
+  expect(reply.status, reply.text).toBe(201);
+  await waitForAgent(client, ns, hostId, (a) => !!a.status?.validationsInfo, 'Agent validated');
+  await eventually(async () => (await settled(name, hostId)) || undefined, {
+    what: 'operator settled after the registration',
+    timeoutMs: 30_000,
+  });
+  return hostId;
+}
+
+/** Reconciles run so far, by controller. */
+async function reconcilesByController(): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const v of (await op.ctx.mgr.metrics.reconcileTotal.get()).values) {
+    const name = String(v.labels.controller);
+    out.set(name, (out.get(name) ?? 0) + v.value);
+  }
+  return out;
+}
+
 beforeAll(async () => {
   ns = await newNamespace('regw');
   op = await startTestOperator({ namespace: ns });
@@ -86,35 +133,9 @@ afterAll(async () => {
 
 describe('API writes of one registration', () => {
   it('registers a new host of an SNO cluster with two Agent writes: the create and its status', async () => {
-    await createPullSecret(client, ns);
-    const name = uniqueName('sno');
-    await createCluster(
-      client,
-      clusterDeploymentObject(ns, name),
-      snoAciObject(ns, name, await createImageSet(client)),
-    );
-    const ie = await client.create<InfraEnv>(INFRA_ENV, {
-      apiVersion: 'agent-install.openshift.io/v1beta1',
-      kind: 'InfraEnv',
-      metadata: { name, namespace: ns },
-      spec: { clusterRef: { name, namespace: ns }, pullSecretRef: { name: 'pull-secret' } },
-    } as InfraEnv);
-    await eventuallyAci(client, ns, name, (a) => !!a.status?.backend?.clusterID, 'cluster registered');
-    await eventually(async () => op.ctx.infraEnvById(ie.metadata.uid ?? ''), { what: 'InfraEnv in cache' });
-    await eventually(async () => (await settled(name)) || undefined, { what: 'operator settled' });
-
+    const { name, ie } = await settledSnoCluster();
     const recorded = recordWrites(op.ctx.client);
-    const hostId = randomUUID();
-    const reply = await call(op.baseUrl, 'POST', `/v2/infra-envs/${ie.metadata.uid}/hosts`, {
-      token: op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' }),
-      body: { host_id: hostId, discovery_agent_version: op.ctx.settings.agentImage },
-    });
-    expect(reply.status, reply.text).toBe(201);
-    await waitForAgent(client, ns, hostId, (a) => !!a.status?.validationsInfo, 'Agent validated');
-    await eventually(async () => (await settled(name, hostId)) || undefined, {
-      what: 'operator settled after the registration',
-      timeoutMs: 30_000,
-    });
+    const hostId = await registerAndSettle(name, ie);
 
     const { writes, conflicts } = recorded;
     const list = `${writes.join('\n')}\nrefused with 409:\n${conflicts.join('\n')}`;
@@ -129,5 +150,19 @@ describe('API writes of one registration', () => {
     // The cluster's own status now counts the host (controlPlaneAgentsDiscovered): one write.
     expect(writes.filter((w) => w.includes('/agentclusterinstalls')).length, list).toBeLessThanOrEqual(1);
     expect(writes.length, list).toBeLessThanOrEqual(4);
+  }, 120_000);
+
+  it('does not wake the InfraEnv controller: the cluster status write changes nothing it reads', async () => {
+    const { name, ie } = await settledSnoCluster();
+    const before = await reconcilesByController();
+    await registerAndSettle(name, ie);
+    const after = await reconcilesByController();
+    const ran = (c: string) => (after.get(c) ?? 0) - (before.get(c) ?? 0);
+    // The registration did wake the cluster's controllers (the check can see reconciles)...
+    expect(ran('clusterdeployment')).toBeGreaterThan(0);
+    expect(ran('agent')).toBeGreaterThan(0);
+    // ...but not the InfraEnv's: its image depends on the cluster's spec and record id, not on
+    // the host count and conditions the cluster's status write changed.
+    expect(ran('infraenv')).toBe(0);
   }, 120_000);
 });
