@@ -13,6 +13,7 @@ import {
 } from './download-urls.ts';
 import { type KeyStore, loadOrCreateKeys, type SigningKeys } from './keys.ts';
 import {
+  checkClaims,
   checkToken,
   peekClaims,
   signAgentToken,
@@ -114,7 +115,7 @@ export class LocalAuth implements Authenticator {
 
   /** The X-Secret-Key token written into an infra-env's discovery ignition (expires only when revoked). */
   issueAgentToken(subject: TokenSubject): string {
-    return signAgentToken(this.stamped(subject), this.keys.privateKey);
+    return this.knownGood(signAgentToken(this.stamped(subject), this.keys.privateKey));
   }
 
   /** The subject with the record's current token generation (what a fresh token must carry). */
@@ -136,7 +137,7 @@ export class LocalAuth implements Authenticator {
   ): { token: string; expiresAt: Date } {
     const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + this.ttlSeconds * 1000);
     return {
-      token: signUrlToken(this.stamped(subject), kind, expiresAt, this.keys.privateKey, now),
+      token: this.knownGood(signUrlToken(this.stamped(subject), kind, expiresAt, this.keys.privateKey, now)),
       expiresAt,
     };
   }
@@ -188,13 +189,27 @@ export class LocalAuth implements Authenticator {
     const known = this.verifiedTokens.get(token);
     if (known && (known.expMs === undefined || known.expMs > now.getTime())) return known.result;
     const result = checkToken(token, this.keys.publicKey, now);
-    if (result.ok) {
-      if (this.verifiedTokens.size >= VERIFIED_TOKENS_MAX) this.verifiedTokens.clear();
-      // The JWT's own exp (any token kind), which checkToken compared with `now`.
-      const exp = peekClaims(token)?.exp;
-      this.verifiedTokens.set(token, { result, ...(typeof exp === 'number' ? { expMs: exp * 1000 } : {}) });
-    }
+    if (result.ok) this.remember(token, result);
     return result;
+  }
+
+  /**
+   * A token this process has just signed needs no signature check: remembered as checkToken would
+   * answer for it, the status projection that reads back the expiry of a URL it has just signed
+   * (every new host's events URL) verifies no ECDSA signature.
+   */
+  private knownGood(token: string): string {
+    const claims = peekClaims(token);
+    const result = claims && checkClaims(claims);
+    if (result?.ok) this.remember(token, result);
+    return token;
+  }
+
+  private remember(token: string, result: TokenCheck): void {
+    if (this.verifiedTokens.size >= VERIFIED_TOKENS_MAX) this.verifiedTokens.clear();
+    // The JWT's own exp (any token kind), which checkToken compares with `now`.
+    const exp = peekClaims(token)?.exp;
+    this.verifiedTokens.set(token, { result, ...(typeof exp === 'number' ? { expMs: exp * 1000 } : {}) });
   }
 
   /** Whether a URL expiring at `expiresAt` should be re-issued now (or never had a known expiry). */

@@ -70,14 +70,19 @@ export function subjectOf(claims: JwtClaims): TokenSubject | undefined {
 export function checkToken(token: string, key: KeyObject, now: Date): TokenCheck {
   const verified = verifyJwt(token, key, now);
   if (!verified.ok) return { ok: false, reason: `Failed to parse token: ${verified.error}\n` };
-  const subject = subjectOf(verified.claims);
+  return checkClaims(verified.claims);
+}
+
+/** The claim-shape half of checkToken, for claims whose signature and expiry are known good. */
+export function checkClaims(claims: JwtClaims): TokenCheck {
+  const subject = subjectOf(claims);
   if (!subject) return { ok: false, reason: 'claims are incorrectly formatted' };
-  const kind = verified.claims[URL_KIND_CLAIM];
+  const kind = claims[URL_KIND_CLAIM];
   if (kind === undefined) return { ok: true, subject };
   if (typeof kind !== 'string' || !(URL_KINDS as readonly string[]).includes(kind)) {
     return { ok: false, reason: 'claims are incorrectly formatted' };
   }
-  const exp = verified.claims.exp;
+  const exp = claims.exp;
   // A URL token without exp would live forever: refuse it rather than trust it.
   if (typeof exp !== 'number') return { ok: false, reason: 'claims are incorrectly formatted' };
   return { ok: true, subject, urlKind: kind as UrlKind, expiresAt: new Date(exp * 1000) };
