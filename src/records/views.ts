@@ -4,6 +4,7 @@
 import type { AgentClusterInstall, ClusterDeployment, InfraEnv } from '../api/index.ts';
 import type { InfraEnv as InfraEnvRecord } from '../core/model.ts';
 import { keyOf, type LabelSelector, selectFromStore } from '../runtime/index.ts';
+import { aciAsAgentsRead } from './clusters/agents-view.ts';
 import type { OperatorContext } from './context.ts';
 import {
   type ClusterFromResourcesResult,
@@ -51,10 +52,18 @@ async function clusterPullSecret(
   return value === undefined ? { pullSecretKeyMissing: true } : { pullSecret: value };
 }
 
+/** Which view of the ACI a record is built from: all of it, or what Agents read (agents-view.ts). */
+export type AciReading = 'full' | 'agents';
+
 /** Builds the cluster record of a ClusterDeployment from the caches (plus referenced Secrets). */
-export async function clusterView(ctx: OperatorContext, cd: ClusterDeployment): Promise<ClusterView> {
-  const aci = aciFor(ctx, cd);
-  if (!aci) return { cd, aci, result: undefined };
+export async function clusterView(
+  ctx: OperatorContext,
+  cd: ClusterDeployment,
+  reading: AciReading = 'full',
+): Promise<ClusterView> {
+  const found = aciFor(ctx, cd);
+  if (!found) return { cd, aci: found, result: undefined };
+  const aci = reading === 'agents' ? aciAsAgentsRead(found) : found;
   const ns = cd.metadata.namespace ?? '';
   const cdKey = keyOf(ns, cd.metadata.name ?? '');
   const imageSetName = aci.spec.imageSetRef?.name;

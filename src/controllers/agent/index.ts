@@ -1,11 +1,12 @@
 // Registers the Agent controller (kubeapi.md §3.4). Agents are reconciled on their own changes,
 // on changes of their InfraEnv (auto-approval, requirements), of the ClusterDeployment and
 // AgentClusterInstall they are bound to or asked to bind to (cluster state drives the host state
-// machine), of Secrets they reference, and on demand through the bus ('agent': step replies,
+// machine; of the ACI, only changes to what records/clusters/agents-view.ts keeps), of Secrets they reference, and on demand through the bus ('agent': step replies,
 // check-ins after a disconnection, sibling changes), and when the base URLs change. Every Agent change enqueues its
 // ClusterDeployment (level-triggered in both directions, docs/design/records.md).
 
 import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '../../api/index.ts';
+import { aciChangeReachesAgents } from '../../records/clusters/agents-view.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { operatorEventsFor } from '../../records/events.ts';
 import { localAuthFor } from '../../records/hosts/auth.ts';
@@ -18,7 +19,7 @@ import {
   INFRA_ENV,
   SECRET,
 } from '../../records/resources.ts';
-import { type KubeObject, keyOf, objectKey } from '../../runtime/index.ts';
+import { type KubeObject, keyOf, objectKey, updateWhen } from '../../runtime/index.ts';
 import { reconcileAgent, settleNewAgent } from './reconcile.ts';
 
 function agentKeys(agents: readonly Agent[]): string[] {
@@ -60,11 +61,16 @@ export function register(ctx: OperatorContext): void {
     .for(AGENT)
     .watches<InfraEnv>(INFRA_ENV, (ie) => agentKeys(ctx.agentsOfInfraEnv(objectKey(ie))))
     .watches<ClusterDeployment>(CLUSTER_DEPLOYMENT, (cd) => agentsOfClusterDeployment(ctx, cd))
-    .watches<AgentClusterInstall>(AGENT_CLUSTER_INSTALL, (aci) => {
-      const name = aci.spec?.clusterDeploymentRef?.name;
-      const cd = name ? ctx.informers.clusterDeployments.get(aci.metadata.namespace, name) : undefined;
-      return cd ? agentsOfClusterDeployment(ctx, cd) : [];
-    })
+    .watches<AgentClusterInstall>(
+      AGENT_CLUSTER_INSTALL,
+      (aci) => {
+        const name = aci.spec?.clusterDeploymentRef?.name;
+        const cd = name ? ctx.informers.clusterDeployments.get(aci.metadata.namespace, name) : undefined;
+        return cd ? agentsOfClusterDeployment(ctx, cd) : [];
+      },
+      // Not the validations, conditions and counts the cluster rewrites for every new host.
+      { predicates: [updateWhen(aciChangeReachesAgents)] },
+    )
     .watches<KubeObject>(SECRET, (secret) =>
       agentKeys(ctx.informers.agents.store.byIndex(AGENT_BY_TOKEN_SECRET_INDEX, objectKey(secret))),
     )

@@ -117,7 +117,8 @@ async function desiredCluster(ctx: OperatorContext, agent: Agent, currentId: str
       } as DesiredCluster,
     };
   }
-  const view = await clusterView(ctx, cd);
+  // Built from what Agents read of the ACI: the watch filter (agents-view.ts) relies on it.
+  const view = await clusterView(ctx, cd, 'agents');
   const cluster = view.result?.cluster;
   if (!cluster) {
     const why = view.aci
@@ -149,7 +150,8 @@ async function gather(ctx: OperatorContext, deps: Pick<AgentReconcilerDeps, 'aut
   const current: CurrentCluster = {
     ...(currentCd ? { cdName: currentCd.metadata.name, cdNamespace: currentCd.metadata.namespace } : {}),
   };
-  const currentCluster = sameAsCurrent ?? (currentId ? await clusterRecordById(ctx, currentId) : undefined);
+  const currentCluster =
+    sameAsCurrent ?? (currentId ? await clusterRecordById(ctx, currentId, 'agents') : undefined);
   if (currentCluster) current.cluster = currentCluster;
   return {
     name,

@@ -6,7 +6,7 @@ import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
 import type { OperatorContext } from '../context.ts';
 import type { AgentCluster, HostRuntimeFacts } from '../index.ts';
 import { AGENT } from '../resources.ts';
-import { clusterView, infraEnvView } from '../views.ts';
+import { type AciReading, clusterView, infraEnvView } from '../views.ts';
 import { ownerInfraEnvUid } from './access.ts';
 import type { HostMemory } from './memory.ts';
 
@@ -105,11 +105,12 @@ async function liveAgent(
 export async function clusterRecordById(
   ctx: OperatorContext,
   clusterId: string | null | undefined,
+  reading: AciReading = 'full',
 ): Promise<AgentCluster | undefined> {
   if (!clusterId) return undefined;
   const cd = ctx.clusterDeploymentById(clusterId);
   if (!cd) return undefined;
-  return (await clusterView(ctx, cd)).result?.cluster;
+  return (await clusterView(ctx, cd, reading)).result?.cluster;
 }
 
 export function infraEnvRecordOf(ctx: OperatorContext, infraEnv: InfraEnv): Promise<InfraEnvRecord> {

@@ -24,6 +24,8 @@ const WRITE_VERBS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const client = adminClient();
 let op: TestOperator;
 let ns: string;
+/** The operator's log lines (debug): which keys each controller reconciled. */
+const logLines: string[] = [];
 
 /**
  * Records every write the operator's client makes, as "VERB path". A write the API server refused
@@ -74,14 +76,16 @@ async function settled(aciName: string, agentName?: string): Promise<boolean> {
   return true;
 }
 
-/** An SNO cluster with its InfraEnv, registered, with the operator settled. */
-async function settledSnoCluster(): Promise<{ name: string; ie: InfraEnv }> {
+/** A cluster (SNO unless `spec` says otherwise) with its InfraEnv, registered, the operator settled. */
+async function settledSnoCluster(
+  spec: Partial<AgentClusterInstall['spec']> = {},
+): Promise<{ name: string; ie: InfraEnv }> {
   if (!(await client.getIfExists(SECRET, 'pull-secret', ns))) await createPullSecret(client, ns);
   const name = uniqueName('sno');
   await createCluster(
     client,
     clusterDeploymentObject(ns, name),
-    snoAciObject(ns, name, await createImageSet(client)),
+    snoAciObject(ns, name, await createImageSet(client), spec),
   );
   const ie = await client.create<InfraEnv>(INFRA_ENV, {
     apiVersion: 'agent-install.openshift.io/v1beta1',
@@ -111,6 +115,16 @@ async function registerAndSettle(name: string, ie: InfraEnv): Promise<string> {
   return hostId;
 }
 
+/** The keys `controller` reconciled in the log lines from `from` on. */
+function reconciledKeys(controller: string, from: number): string[] {
+  const keys: string[] = [];
+  for (const line of logLines.slice(from)) {
+    const entry = JSON.parse(line) as { msg?: string; controller?: string; key?: string };
+    if (entry.msg === 'reconciled' && entry.controller === controller && entry.key) keys.push(entry.key);
+  }
+  return keys;
+}
+
 /** Reconciles run so far, by controller. */
 async function reconcilesByController(): Promise<Map<string, number>> {
   const out = new Map<string, number>();
@@ -123,7 +137,11 @@ async function reconcilesByController(): Promise<Map<string, number>> {
 
 beforeAll(async () => {
   ns = await newNamespace('regw');
-  op = await startTestOperator({ namespace: ns });
+  op = await startTestOperator({
+    namespace: ns,
+    logLevel: 'debug',
+    logDestination: { write: (line: string) => logLines.push(line) },
+  });
 });
 
 afterAll(async () => {
@@ -164,5 +182,25 @@ describe('API writes of one registration', () => {
     // ...but not the InfraEnv's: its image depends on the cluster's spec and record id, not on
     // the host count and conditions the cluster's status write changed.
     expect(ran('infraenv')).toBe(0);
+  }, 120_000);
+
+  it('does not wake the other Agents of the cluster: their reconcile reads nothing the write changed', async () => {
+    // Each host of an SNO cluster registers as a control-plane host, so each changes its counts.
+    const { name, ie } = await settledSnoCluster();
+    const earlier: string[] = [];
+    for (let i = 0; i < 4; i++) earlier.push(await registerAndSettle(name, ie));
+    const aciBefore = await client.get<AgentClusterInstall>(AGENT_CLUSTER_INSTALL, name, ns);
+    const from = logLines.length;
+    const added = await registerAndSettle(name, ie);
+    const aciAfter = await client.get<AgentClusterInstall>(AGENT_CLUSTER_INSTALL, name, ns);
+    const reconciled = reconciledKeys('agent', from);
+    // The cluster's status was rewritten for the new host (its validations and conditions), and
+    // the new Agent's reconciles are in the log...
+    expect(aciAfter.metadata.resourceVersion).not.toBe(aciBefore.metadata.resourceVersion);
+    expect(aciAfter.status?.controlPlaneAgentsDiscovered).toBe(5);
+    expect(reconciled).toContain(`${ns}/${added}`);
+    // ...but none of the four Agents registered before: in a cluster of n hosts, every
+    // registration used to cost n Agent reconciles, each building the record from all n Agents.
+    expect(reconciled.filter((k) => earlier.some((id) => k === `${ns}/${id}`))).toEqual([]);
   }, 120_000);
 });

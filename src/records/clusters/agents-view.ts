@@ -1,0 +1,52 @@
+// The AgentClusterInstall as the Agent reconciler reads it (issue 16). The cluster reconciler
+// rewrites the ACI status on every host that registers: the cluster validations, the conditions
+// built from them and the host counts change each time. None of these are inputs of an Agent's
+// reconcile, yet each write woke every Agent of the cluster, and each of those reconciles builds
+// the cluster record from all its Agents: in a 1,000-host wave into clusters of 100 hosts, 17
+// Agent reconciles per registration instead of 3. The Agent reconciler builds its cluster view
+// from this projection, and its AgentClusterInstall watch passes only changes to it, so what the
+// filter drops cannot change what a reconcile computes.
+import type { AgentClusterInstall } from '../../api/index.ts';
+import { jsonEqual } from '../../util/json-equal.ts';
+
+/** The one condition the cluster record reads back (isClusterInstalled). */
+const READ_CONDITION = 'Completed';
+
+/**
+ * The ACI less what the cluster reconciler derives for people: validationsInfo, the conditions
+ * other than Completed, the host counts, and debugInfo's URLs (its state is the record's fallback
+ * state). Every other field, and any field added later, stays in.
+ */
+export function aciAsAgentsRead(aci: AgentClusterInstall): AgentClusterInstall {
+  const status = aci.status;
+  if (!status) return aci;
+  const {
+    validationsInfo: _validations,
+    conditions,
+    controlPlaneAgentsDiscovered: _cpDiscovered,
+    controlPlaneAgentsReady: _cpReady,
+    workerAgentsDiscovered: _workersDiscovered,
+    workerAgentsReady: _workersReady,
+    debugInfo,
+    ...kept
+  } = status;
+  const read = conditions?.filter((c) => c.type === READ_CONDITION);
+  // The URLs name the service and carry tokens that are re-issued; nothing reads them back.
+  const { eventsURL: _events, logsURL: _logs, ...state } = debugInfo ?? {};
+  return {
+    ...aci,
+    status: {
+      ...kept,
+      ...(read?.length ? { conditions: read } : {}),
+      debugInfo: { eventsURL: '', logsURL: '', ...state },
+    },
+  };
+}
+
+/** Whether an ACI update changes what the Agent reconciler reads of it (the watch's filter). */
+export function aciChangeReachesAgents(o: AgentClusterInstall, n: AgentClusterInstall): boolean {
+  const { resourceVersion: _o, managedFields: _om, ...oldMeta } = o.metadata;
+  const { resourceVersion: _n, managedFields: _nm, ...newMeta } = n.metadata;
+  if (!jsonEqual(oldMeta, newMeta) || !jsonEqual(o.spec, n.spec)) return true;
+  return !jsonEqual(aciAsAgentsRead(o).status, aciAsAgentsRead(n).status);
+}
