@@ -181,6 +181,8 @@ async function finalize(
   const cid = agent.status?.backend?.clusterID;
   const cd = cid ? ctx.clusterDeploymentById(cid) : undefined;
   if (cd) ctx.bus.enqueue('clusterdeployment', keyOf(cd.metadata.namespace, cd.metadata.name ?? ''));
+  // One host fewer: the peers' connectivity and latency validations count the cluster's hosts.
+  if (cid) wakePeersOf(ctx, cid, name);
 }
 
 /** A Warning Event on the Agent (and in its events URL): its inventory is not updated, and why. */
@@ -446,7 +448,13 @@ async function noRoomForStatus(
   });
 }
 
-/** Role suggestions and hostname uniqueness of the other hosts of the cluster depend on this one. */
+/**
+ * Wakes the other hosts of the clusters whose validations read this one: role suggestions and
+ * hostname uniqueness read its role and hostname, and the connectivity and latency validations
+ * the number of hosts, which changes when it joins or leaves. A host joins at registration
+ * without an inventory and no peer validation reads such a host until its inventory arrives,
+ * which wakes them here; the cluster's status writes do not (records/clusters/agents-view.ts).
+ */
 function wakeClusterPeers(
   ctx: OperatorContext,
   name: string,
@@ -454,13 +462,22 @@ function wakeClusterPeers(
   written: Agent,
   clusterId: string | null | undefined,
 ) {
-  const boundCd = clusterId ? ctx.clusterDeploymentById(clusterId) : undefined;
+  const before = cached.status?.backend?.clusterID || undefined;
+  const after = clusterId || undefined;
   const roleChanged = (cached.status?.role ?? '') !== (written.status?.role ?? '');
   const hostnameChanged =
     (cached.status?.inventory?.hostname ?? '') !== (written.status?.inventory?.hostname ?? '');
-  if (!(roleChanged || hostnameChanged) || !boundCd) return;
-  const cdKey = keyOf(boundCd.metadata.namespace, boundCd.metadata.name ?? '');
-  for (const other of ctx.agentsOfCluster(cdKey)) {
+  const clusters = new Set<string>();
+  if ((roleChanged || hostnameChanged) && after) clusters.add(after);
+  if (before !== after) for (const id of [before, after]) if (id) clusters.add(id);
+  for (const id of clusters) wakePeersOf(ctx, id, name);
+}
+
+/** Enqueues every Agent of cluster `clusterId` but `name`. */
+function wakePeersOf(ctx: OperatorContext, clusterId: string, name: string): void {
+  const cd = ctx.clusterDeploymentById(clusterId);
+  if (!cd) return;
+  for (const other of ctx.agentsOfCluster(keyOf(cd.metadata.namespace, cd.metadata.name ?? ''))) {
     if (other.metadata.name !== name)
       ctx.bus.enqueue('agent', keyOf(other.metadata.namespace, other.metadata.name ?? ''));
   }

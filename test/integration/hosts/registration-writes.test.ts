@@ -203,4 +203,21 @@ describe('API writes of one registration', () => {
     // registration used to cost n Agent reconciles, each building the record from all n Agents.
     expect(reconciled.filter((k) => earlier.some((id) => k === `${ns}/${id}`))).toEqual([]);
   }, 120_000);
+
+  it('wakes the other Agents when a host leaves: their validations count the cluster hosts', async () => {
+    const { name, ie } = await settledSnoCluster();
+    const hosts: string[] = [];
+    for (let i = 0; i < 3; i++) hosts.push(await registerAndSettle(name, ie));
+    const [leaving, ...staying] = hosts as [string, ...string[]];
+    const from = logLines.length;
+    await client.delete(AGENT, leaving, ns);
+    await eventually(async () => !(await client.getIfExists(AGENT, leaving, ns)) || undefined, {
+      what: 'Agent deleted',
+    });
+    await eventually(async () => (await settled(name)) || undefined, { what: 'operator settled' });
+    const reconciled = new Set(reconciledKeys('agent', from));
+    expect([...reconciled].filter((k) => staying.some((id) => k === `${ns}/${id}`)).sort()).toEqual(
+      staying.map((id) => `${ns}/${id}`).sort(),
+    );
+  }, 120_000);
 });
