@@ -244,6 +244,26 @@ async function agentWatchEnds(b: Bench): Promise<Record<string, number>> {
   return ends;
 }
 
+/** Reconciles so far by controller, from the operator's controller_runtime_reconcile_total. */
+async function reconcilesByController(b: Bench): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const row of (await b.operatorMetrics()).split('\n')) {
+    const m = /^controller_runtime_reconcile_total\{.*controller="([^"]+)".*\} (\S+)$/.exec(row);
+    if (m) out[m[1]!] = (out[m[1]!] ?? 0) + Number(m[2]);
+  }
+  return out;
+}
+
+/** Reconciles per host in a phase, by controller (a fan-out shows here before it shows in CPU). */
+function perHost(after: Record<string, number>, before: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(after)) {
+    const n = v - (before[k] ?? 0);
+    if (n > 0) out[k] = Math.round((n / HOSTS) * 100) / 100;
+  }
+  return out;
+}
+
 function writesOf(counts: Map<string, number>): number {
   let n = 0;
   for (const [k, v] of counts) if (WRITES.has(k.split(' ')[0]!)) n += v;
@@ -510,10 +530,12 @@ async function registrationWave(b: Bench) {
   const watchEnds0 = await agentWatchEnds(b);
   const profiler = flags['profile-wave'] ? await startProfiler() : undefined;
   const heapProfiler = flags['heap-profile-wave'] ? await startHeapProfiler() : undefined;
+  const reconciles0 = await reconcilesByController(b);
   const meter = await startMeter(b.plane, b.driver);
   const reg = await b.driver.register();
   await quiet(b.counts);
   const usage = await meter.stop();
+  const reconcilesPerHost = perHost(await reconcilesByController(b), reconciles0);
   if (profiler) await profiler.stop(flags['profile-wave']!);
   if (heapProfiler) await heapProfiler.stop(flags['heap-profile-wave']!);
   addFailures(b.failures, reg.failures);
@@ -530,12 +552,14 @@ async function registrationWave(b: Bench) {
     ceilingFraction: (perSec * writesPerReg) / b.ceilingPerSec,
     ceilingBoundPerSec: b.ceilingPerSec / writesPerReg,
     agentWatchEnds: agentWatchEndsInWave,
+    reconcilesPerHost,
     ...usage,
   };
   line('registrations', `${HOSTS} in ${r.seconds.toFixed(1)} s = ${perSec.toFixed(1)} /s`);
   line('register latency p50 / p99 / max', ms3(r.latencyMs));
   line('API writes per registration (until quiet)', writesPerReg.toFixed(2));
   line('registration requests by verb', JSON.stringify(requests));
+  line('reconciles per registration by controller', JSON.stringify(reconcilesPerHost));
   line('Agent watch ends (ours by reason / server)', JSON.stringify(agentWatchEndsInWave));
   line(
     'write rate as fraction of ceiling',
@@ -553,6 +577,7 @@ async function registrationWave(b: Bench) {
 /** One inventory reply and one next-steps poll per host, until quiet. */
 async function inventoryWave(b: Bench) {
   const before = new Map(b.counts);
+  const reconciles0 = await reconcilesByController(b);
   const meter = await startMeter(b.plane, b.driver);
   const inv = await b.driver.inventory();
   await quiet(b.counts);
@@ -563,10 +588,12 @@ async function inventoryWave(b: Bench) {
     seconds: inv.seconds,
     apiWritesPerHost: writesOf(new Map(Object.entries(requests))) / HOSTS,
     requests,
+    reconcilesPerHost: perHost(await reconcilesByController(b), reconciles0),
     ...usage,
   };
   line('inventory wave', `${inv.seconds.toFixed(1)} s, ${r.apiWritesPerHost.toFixed(2)} writes/host`);
   line('inventory requests by verb', JSON.stringify(requests));
+  line('reconciles per host by controller', JSON.stringify(r.reconcilesPerHost));
   usageLines('inventory', usage);
   return r;
 }
