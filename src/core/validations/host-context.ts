@@ -172,6 +172,13 @@ export function inventoryAddresses(inventory: Inventory | undefined): string[] {
   ]);
 }
 
+/**
+ * The largest number of cluster hosts a host validation tells apart from more: belongs-to-majority-
+ * group waits for 3 hosts (2 with fencing), the latency checks pass a lone host. A host joining a
+ * cluster that then has more changes no other host's validations through the count.
+ */
+export const HOST_COUNT_READ_UP_TO = 3;
+
 export function clusterHosts(c: HostValidationContext): Host[] {
   return c.cluster?.hosts ?? [];
 }

@@ -204,6 +204,21 @@ describe('API writes of one registration', () => {
     expect(reconciled.filter((k) => earlier.some((id) => k === `${ns}/${id}`))).toEqual([]);
   }, 120_000);
 
+  it('wakes the other Agents when a host joins a cluster of up to 3: their validations count it', async () => {
+    const { name, ie } = await settledSnoCluster();
+    const first = await registerAndSettle(name, ie);
+    let from = logLines.length;
+    await registerAndSettle(name, ie);
+    expect(reconciledKeys('agent', from)).toContain(`${ns}/${first}`);
+    const third = await registerAndSettle(name, ie);
+    from = logLines.length;
+    // A fourth host: no count a validation tells apart changes (HOST_COUNT_READ_UP_TO).
+    await registerAndSettle(name, ie);
+    expect(
+      reconciledKeys('agent', from).filter((k) => k === `${ns}/${first}` || k === `${ns}/${third}`),
+    ).toEqual([]);
+  }, 120_000);
+
   it('wakes the other Agents when a host leaves: their validations count the cluster hosts', async () => {
     const { name, ie } = await settledSnoCluster();
     const hosts: string[] = [];
