@@ -1,12 +1,13 @@
 // Registers the Agent controller (kubeapi.md §3.4). Agents are reconciled on their own changes,
 // on changes of their InfraEnv (auto-approval, requirements), of the ClusterDeployment and
 // AgentClusterInstall they are bound to or asked to bind to (cluster state drives the host state
-// machine; of the ACI, only changes to what records/clusters/agents-view.ts keeps), of Secrets they reference, and on demand through the bus ('agent': step replies,
-// check-ins after a disconnection, sibling changes), and when the base URLs change. Every Agent change enqueues its
+// machine; of the ACI, only changes to what records/clusters/agents-view.ts keeps), of the other
+// Agents of their cluster that their validations read (peers.ts), of Secrets they reference, on
+// demand through the bus ('agent': step replies, check-ins after a disconnection, the cluster
+// reconciler's host changes), and when the base URLs change. Every Agent change enqueues its
 // ClusterDeployment (level-triggered in both directions, docs/design/records.md).
 
 import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '../../api/index.ts';
-import { HOST_COUNT_READ_UP_TO } from '../../core/validations/host-context.ts';
 import { aciChangeReachesAgents } from '../../records/clusters/agents-view.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { operatorEventsFor } from '../../records/events.ts';
@@ -20,7 +21,15 @@ import {
   INFRA_ENV,
   SECRET,
 } from '../../records/resources.ts';
-import { type KubeObject, keyOf, objectKey, type Predicate, updateWhen } from '../../runtime/index.ts';
+import { type KubeObject, keyOf, objectKey, updateWhen } from '../../runtime/index.ts';
+import {
+  countReaders,
+  hostnameChanged,
+  hostnameReaders,
+  membershipChanged,
+  roleChanged,
+  roleReaders,
+} from './peers.ts';
 import { reconcileAgent, settleNewAgent } from './reconcile.ts';
 
 function agentKeys(agents: readonly Agent[]): string[] {
@@ -49,25 +58,6 @@ function agentsOfClusterDeployment(ctx: OperatorContext, cd: ClusterDeployment):
   return [...keys];
 }
 
-/** An Agent whose status now names a cluster it did not name before (registration, binding). */
-const joinedCluster: Predicate<Agent> = {
-  create: (a) => !!a.status?.backend?.clusterID,
-  update: (o, n) =>
-    !!n.status?.backend?.clusterID && n.status.backend.clusterID !== o.status?.backend?.clusterID,
-  delete: () => false,
-};
-
-/** The other Agents of `a`'s cluster, when the cluster is small enough for its count to matter. */
-function smallClusterPeers(ctx: OperatorContext, a: Agent): string[] {
-  const cid = a.status?.backend?.clusterID;
-  const cd = cid ? ctx.clusterDeploymentById(cid) : undefined;
-  if (!cd) return [];
-  const all = agentsOfClusterDeployment(ctx, cd);
-  if (all.length > HOST_COUNT_READ_UP_TO) return [];
-  const own = objectKey(a);
-  return all.filter((k) => k !== own);
-}
-
 /** Agent reconcile workers (at least; MAX_CONCURRENT_RECONCILES can raise it), as the cluster controller's. */
 export const AGENT_WORKERS = 4;
 
@@ -91,9 +81,10 @@ export function register(ctx: OperatorContext): void {
       // Not the validations, conditions and counts the cluster rewrites for every new host.
       { predicates: [updateWhen(aciChangeReachesAgents)] },
     )
-    // A host joining a small cluster changes the count its peers' validations read (a larger
-    // one's peers are woken once its inventory arrives, reconcile.ts wakeClusterPeers).
-    .watches<Agent>(AGENT, (a) => smallClusterPeers(ctx, a), { predicates: [joinedCluster] })
+    // The other hosts of a cluster whose validations read what changed (peers.ts).
+    .watches<Agent>(AGENT, (a) => roleReaders(ctx, a), { predicates: [roleChanged] })
+    .watches<Agent>(AGENT, (a) => countReaders(ctx, a), { predicates: [membershipChanged] })
+    .watches<Agent>(AGENT, (a) => hostnameReaders(ctx, a), { predicates: [hostnameChanged] })
     .watches<KubeObject>(SECRET, (secret) =>
       agentKeys(ctx.informers.agents.store.byIndex(AGENT_BY_TOKEN_SECRET_INDEX, objectKey(secret))),
     )

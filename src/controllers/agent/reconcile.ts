@@ -181,8 +181,6 @@ async function finalize(
   const cid = agent.status?.backend?.clusterID;
   const cd = cid ? ctx.clusterDeploymentById(cid) : undefined;
   if (cd) ctx.bus.enqueue('clusterdeployment', keyOf(cd.metadata.namespace, cd.metadata.name ?? ''));
-  // One host fewer: the peers' connectivity and latency validations count the cluster's hosts.
-  if (cid) wakePeersOf(ctx, cid, name);
 }
 
 /** A Warning Event on the Agent (and in its events URL): its inventory is not updated, and why. */
@@ -448,41 +446,6 @@ async function noRoomForStatus(
   });
 }
 
-/**
- * Wakes the other hosts of the clusters whose validations read this one: role suggestions and
- * hostname uniqueness read its role and hostname, and the connectivity and latency validations
- * the number of hosts, which changes when it joins or leaves. A host joins at registration
- * without an inventory and no peer validation reads such a host until its inventory arrives,
- * which wakes them here; the cluster's status writes do not (records/clusters/agents-view.ts).
- */
-function wakeClusterPeers(
-  ctx: OperatorContext,
-  name: string,
-  cached: Agent,
-  written: Agent,
-  clusterId: string | null | undefined,
-) {
-  const before = cached.status?.backend?.clusterID || undefined;
-  const after = clusterId || undefined;
-  const roleChanged = (cached.status?.role ?? '') !== (written.status?.role ?? '');
-  const hostnameChanged =
-    (cached.status?.inventory?.hostname ?? '') !== (written.status?.inventory?.hostname ?? '');
-  const clusters = new Set<string>();
-  if ((roleChanged || hostnameChanged) && after) clusters.add(after);
-  if (before !== after) for (const id of [before, after]) if (id) clusters.add(id);
-  for (const id of clusters) wakePeersOf(ctx, id, name);
-}
-
-/** Enqueues every Agent of cluster `clusterId` but `name`. */
-function wakePeersOf(ctx: OperatorContext, clusterId: string, name: string): void {
-  const cd = ctx.clusterDeploymentById(clusterId);
-  if (!cd) return;
-  for (const other of ctx.agentsOfCluster(keyOf(cd.metadata.namespace, cd.metadata.name ?? ''))) {
-    if (other.metadata.name !== name)
-      ctx.bus.enqueue('agent', keyOf(other.metadata.namespace, other.metadata.name ?? ''));
-  }
-}
-
 /** The nearest change the clock alone can cause, a backend error's retry, or the spoke's. */
 function agentRequeue(
   plan: HostRefresh,
@@ -546,10 +509,7 @@ export async function reconcileAgent(
       replaced.filter((v): v is string => !!v),
     );
   }
-  if (written.written || metadata.patched) {
-    deps.events.recordCore(out.events, plan.now);
-    wakeClusterPeers(ctx, plan.gathered.name, cached, written.object, decided.host.cluster_id);
-  }
+  if (written.written || metadata.patched) deps.events.recordCore(out.events, plan.now);
   if (plan.pending) memory.inbox.ack(plan.gathered.name, plan.pending.seq);
   syncResetFacts(ctx, plan.factsBefore, out.host);
   return agentRequeue(plan, memory, written.object.status, out, spoke);

@@ -18,7 +18,7 @@ import {
   eventuallyAci,
   snoAciObject,
 } from '../cluster/harness.ts';
-import { adminClient, call, waitForAgent } from './helpers.ts';
+import { adminClient, call, inventory, waitForAgent } from './helpers.ts';
 
 const WRITE_VERBS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const client = adminClient();
@@ -217,6 +217,62 @@ describe('API writes of one registration', () => {
     expect(
       reconciledKeys('agent', from).filter((k) => k === `${ns}/${first}` || k === `${ns}/${third}`),
     ).toEqual([]);
+  }, 120_000);
+
+  it('a hostname wakes only the hosts whose validations read it: uniqueness found and cleared', async () => {
+    const { name, ie } = await settledSnoCluster();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await registerAndSettle(name, ie));
+    const [a, b, ...rest] = ids as [string, string, ...string[]];
+    const token = op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' });
+    const sendInventory = async (id: string, hostname: string, mac: string, mhz: number) => {
+      const reply = await call(
+        op.baseUrl,
+        'POST',
+        `/v2/infra-envs/${ie.metadata.uid}/hosts/${id}/instructions`,
+        {
+          token,
+          body: {
+            step_type: 'inventory',
+            step_id: `inventory-${mhz}`,
+            output: inventory(hostname, mac, {
+              cpu: { architecture: 'x86_64', count: 8, flags: ['vmx'], frequency: mhz, model_name: 'Xeon' },
+            }),
+          },
+        },
+      );
+      expect(reply.status, reply.text).toBe(204);
+      await eventually(async () => (await settled(name, id)) || undefined, {
+        what: 'settled',
+        timeoutMs: 30_000,
+      });
+    };
+    const uniqueness = async (id: string) =>
+      (await client.get<Agent>(AGENT, id, ns)).status?.validationsInfo?.hardware?.find(
+        (v) => v.id === 'hostname-unique',
+      )?.status;
+
+    await sendInventory(a, 'dup', '52:54:00:aa:00:01', 2400);
+    expect(await uniqueness(a)).toBe('success');
+    let from = logLines.length;
+    await sendInventory(b, 'dup', '52:54:00:aa:00:02', 2400);
+    let woken = reconciledKeys('agent', from);
+    // The host with the same name re-validates (and now clashes); the other three are not woken.
+    expect(woken).toContain(`${ns}/${a}`);
+    expect(woken.filter((k) => rest.some((id) => k === `${ns}/${id}`))).toEqual([]);
+    await eventually(async () => ((await uniqueness(a)) === 'failure' ? true : undefined), {
+      what: 'hostname clash seen by the first host',
+    });
+    expect(await uniqueness(b)).toBe('failure');
+
+    from = logLines.length;
+    await sendInventory(b, 'b-renamed', '52:54:00:aa:00:02', 2500);
+    woken = reconciledKeys('agent', from);
+    expect(woken).toContain(`${ns}/${a}`);
+    expect(woken.filter((k) => rest.some((id) => k === `${ns}/${id}`))).toEqual([]);
+    await eventually(async () => ((await uniqueness(a)) === 'success' ? true : undefined), {
+      what: 'hostname clash cleared for the first host',
+    });
   }, 120_000);
 
   it('wakes the other Agents when a host leaves: their validations count the cluster hosts', async () => {
