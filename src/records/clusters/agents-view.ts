@@ -1,11 +1,12 @@
 // The AgentClusterInstall as the Agent reconciler reads it (issue 16). The cluster reconciler
 // rewrites the ACI status on every host that registers: the cluster validations, the conditions
 // built from them and the host counts change each time. None of these are inputs of an Agent's
-// reconcile, yet each write woke every Agent of the cluster, and each of those reconciles builds
-// the cluster record from all its Agents: in a 1,000-host wave into clusters of 100 hosts, 17
-// Agent reconciles per registration instead of 3. The Agent reconciler builds its cluster view
-// from this projection, and its AgentClusterInstall watch passes only changes to it, so what the
-// filter drops cannot change what a reconcile computes.
+// reconcile (what its validations read of the other hosts, their number included, comes from the
+// Agents: controllers/agent/peers.ts), yet each write woke every Agent of the cluster, and each of
+// those reconciles builds the cluster record from all its Agents: in a 1,000-host wave into
+// clusters of 100 hosts, 16 Agent reconciles per registration instead of 2. The Agent reconciler
+// builds its cluster view from this projection, and its AgentClusterInstall watch passes only
+// changes to it, so what the filter drops cannot change what a reconcile computes.
 import type { AgentClusterInstall } from '../../api/index.ts';
 import { jsonEqual } from '../../util/json-equal.ts';
 
