@@ -11,6 +11,13 @@ import { cachedAgentToHost } from '../../records/index.ts';
 import { objectKey, type Predicate } from '../../runtime/index.ts';
 
 const clusterOf = (a: Agent) => a.status?.backend?.clusterID || undefined;
+
+/**
+ * An Agent is created without a status (a status subresource drops it), so an add that names a
+ * cluster comes from a list: a start or a failover, after which every Agent is reconciled anyway.
+ * Mapping those would cost each host of a large cluster a pass over all the others at start-up.
+ */
+const notOnAdd = () => false;
 const hostnameOf = (a: Agent) => effectiveHostname(cachedAgentToHost(a));
 
 /** The other Agents of `a`'s cluster that `reads` picks. */
@@ -27,7 +34,7 @@ function peers(ctx: OperatorContext, a: Agent, reads: (peer: Agent) => boolean =
  * wakes them all (a host joining gets its first role; that is membershipChanged's).
  */
 export const roleChanged: Predicate<Agent> = {
-  create: () => false,
+  create: notOnAdd,
   update: (o, n) =>
     !!clusterOf(n) && clusterOf(o) === clusterOf(n) && (o.status?.role ?? '') !== (n.status?.role ?? ''),
   delete: () => false,
@@ -42,7 +49,7 @@ export function roleReaders(ctx: OperatorContext, a: Agent): string[] {
  * up to HOST_COUNT_READ_UP_TO; in a larger cluster no count they tell apart changes.
  */
 export const membershipChanged: Predicate<Agent> = {
-  create: (a) => !!clusterOf(a),
+  create: notOnAdd,
   update: (o, n) => clusterOf(o) !== clusterOf(n),
   delete: (a) => !!clusterOf(a),
 };
@@ -60,7 +67,7 @@ export function countReaders(ctx: OperatorContext, a: Agent): string[] {
  * and those whose report names it.
  */
 export const hostnameChanged: Predicate<Agent> = {
-  create: (a) => !!clusterOf(a) && !!a.status?.inventory?.hostname,
+  create: notOnAdd,
   update: (o, n) =>
     clusterOf(o) !== clusterOf(n) ||
     (!!clusterOf(n) &&

@@ -72,12 +72,11 @@ describe('peer filters on an Agent update', () => {
     }).toEqual(expected);
   });
 
-  it('a bound Agent appearing or going is a membership change; with a hostname, a hostname change too', () => {
-    expect(membershipChanged.create?.(bound())).toBe(true);
+  it('a bound Agent going is a membership and a hostname change; one listed (a start) wakes no peer', () => {
     expect(membershipChanged.delete?.(bound())).toBe(true);
-    expect(hostnameChanged.create?.(bound())).toBe(false);
-    expect(hostnameChanged.create?.(bound({ hostname: 'a' }))).toBe(true);
-    expect(membershipChanged.create?.(unregistered())).toBe(false);
-    expect(roleChanged.create?.(bound())).toBe(false);
+    expect(hostnameChanged.delete?.(bound({ hostname: 'a' }))).toBe(true);
+    expect(membershipChanged.delete?.(unregistered())).toBe(false);
+    for (const p of [roleChanged, membershipChanged, hostnameChanged])
+      expect(p.create?.(bound({ hostname: 'a' }))).toBe(false);
   });
 });
