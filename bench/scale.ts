@@ -247,21 +247,17 @@ async function agentWatchEnds(b: Bench): Promise<Record<string, number>> {
 /** Reconciles so far by controller, from the operator's controller_runtime_reconcile_total. */
 async function reconcilesByController(b: Bench): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const row of (await b.operatorMetrics()).split('\n')) {
-    const m = /^controller_runtime_reconcile_total\{.*controller="([^"]+)".*\} (\S+)$/.exec(row);
-    if (m) out[m[1]!] = (out[m[1]!] ?? 0) + Number(m[2]);
+  for (const v of (await b.reconcileTotal.get()).values) {
+    const c = String(v.labels.controller);
+    out[c] = (out[c] ?? 0) + v.value;
   }
   return out;
 }
 
 /** Reconciles per host in a phase, by controller (a fan-out shows here before it shows in CPU). */
 function perHost(after: Record<string, number>, before: Record<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [k, v] of Object.entries(after)) {
-    const n = v - (before[k] ?? 0);
-    if (n > 0) out[k] = Math.round((n / HOSTS) * 100) / 100;
-  }
-  return out;
+  const ran = Object.entries(diffRecord(after, before)).filter(([, n]) => n > 0);
+  return Object.fromEntries(ran.map(([c, n]) => [c, Math.round((n / HOSTS) * 100) / 100]));
 }
 
 function writesOf(counts: Map<string, number>): number {
@@ -519,6 +515,8 @@ interface Bench {
   failures: Failures;
   /** The operator's own Prometheus metrics (text format). */
   operatorMetrics: () => Promise<string>;
+  /** The operator's controller_runtime_reconcile_total. */
+  reconcileTotal: OperatorContext['mgr']['metrics']['reconcileTotal'];
 }
 
 function addFailures(into: Failures, from: Failures): void {
@@ -786,6 +784,7 @@ async function main(): Promise<void> {
       ceilingPerSec,
       failures: {},
       operatorMetrics: () => op.ctx.mgr.metrics.registry.metrics(),
+      reconcileTotal: op.ctx.mgr.metrics.reconcileTotal,
     };
 
     const rssSampler = peakRssSampler();

@@ -189,7 +189,7 @@ export class LocalAuth implements Authenticator {
     const known = this.verifiedTokens.get(token);
     if (known && (known.expMs === undefined || known.expMs > now.getTime())) return known.result;
     const result = checkToken(token, this.keys.publicKey, now);
-    if (result.ok) this.remember(token, result);
+    if (result.ok) this.remember(token, result, peekClaims(token)?.exp);
     return result;
   }
 
@@ -201,14 +201,13 @@ export class LocalAuth implements Authenticator {
   private knownGood(token: string): string {
     const claims = peekClaims(token);
     const result = claims && checkClaims(claims);
-    if (result?.ok) this.remember(token, result);
+    if (result?.ok) this.remember(token, result, claims?.exp);
     return token;
   }
 
-  private remember(token: string, result: TokenCheck): void {
+  /** `exp`: the JWT's own claim (any token kind), which checkToken compares with `now`. */
+  private remember(token: string, result: TokenCheck, exp: unknown): void {
     if (this.verifiedTokens.size >= VERIFIED_TOKENS_MAX) this.verifiedTokens.clear();
-    // The JWT's own exp (any token kind), which checkToken compares with `now`.
-    const exp = peekClaims(token)?.exp;
     this.verifiedTokens.set(token, { result, ...(typeof exp === 'number' ? { expMs: exp * 1000 } : {}) });
   }
 

@@ -10,6 +10,7 @@ import {
   isDay2Host,
   isSingleNode,
   isUserManagedLoadBalancer,
+  MAJORITY_GROUP_MIN_HOSTS,
   suppress,
 } from './host-context.ts';
 import { interfaceInCidr } from './host-network.ts';
@@ -74,7 +75,7 @@ export function belongsToMajorityGroup(c: HostValidationContext): Check {
     });
   }
   if (ok) return check('success', HAS_MAJORITY);
-  if (clusterHosts(c).length < (isTwoNodesWithFencing(c) ? 2 : 3)) {
+  if (clusterHosts(c).length < (isTwoNodesWithFencing(c) ? 2 : MAJORITY_GROUP_MIN_HOSTS)) {
     return check('pending', 'Not enough hosts in cluster to calculate connectivity groups');
   }
   return check('failure', NO_MAJORITY);

@@ -172,12 +172,15 @@ export function inventoryAddresses(inventory: Inventory | undefined): string[] {
   ]);
 }
 
+/** Hosts belongs-to-majority-group waits for before it can fail (2 for two nodes with fencing). */
+export const MAJORITY_GROUP_MIN_HOSTS = 3;
+
 /**
  * The largest number of cluster hosts a host validation tells apart from more: belongs-to-majority-
- * group waits for 3 hosts (2 with fencing), the latency checks pass a lone host. A host joining a
- * cluster that then has more changes no other host's validations through the count.
+ * group's minimum (the latency checks' lone host is below it). A host joining a cluster that then
+ * has more changes no other host's validations through the count. A new count threshold goes here.
  */
-export const HOST_COUNT_READ_UP_TO = 3;
+export const HOST_COUNT_READ_UP_TO = MAJORITY_GROUP_MIN_HOSTS;
 
 export function clusterHosts(c: HostValidationContext): Host[] {
   return c.cluster?.hosts ?? [];

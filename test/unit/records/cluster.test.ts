@@ -1,25 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type Agent,
-  type AgentClusterInstall,
-  agentClusterInstallStatusSchema,
-} from '../../../src/api/index.ts';
+import { type AgentClusterInstall, agentClusterInstallStatusSchema } from '../../../src/api/index.ts';
 import {
   type AgentCluster,
   type ClusterResources,
   clusterFromResources,
   clusterToAciStatus,
-  hostToAgentStatus,
   isInstallationHeld,
   referenceMismatch,
 } from '../../../src/records/index.ts';
 import {
   agent,
   agentClusterInstall,
+  boundAgent,
   CLUSTER_ID,
   clusterDeployment,
   clusterImageSet,
-  host,
   INFRA_ENV_ID,
   LATER,
   NOW,
@@ -50,15 +45,6 @@ function errorOf(overrides: Partial<ClusterResources> = {}) {
   const result = clusterFromResources(resources(overrides));
   expect(result.cluster).toBeUndefined();
   return result.error;
-}
-
-/** A bound Agent whose status was written for `id` by the Agent reconciler. */
-function boundAgent(name: string, role: 'master' | 'worker', approved = true): Agent {
-  const a = agent({ metadata: { name, namespace: 'spoke' }, spec: { approved } });
-  const status = hostToAgentStatus(host({ id: name, suggested_role: role, cluster_id: CLUSTER_ID }), a, {
-    now: NOW,
-  });
-  return viaJson({ ...a, status });
 }
 
 /** The ACI as it is after the reconciler wrote the projected status. */

@@ -10,7 +10,7 @@ import type {
   NMStateConfig,
 } from '../../../src/api/index.ts';
 import type { Inventory } from '../../../src/core/inventory.ts';
-import type { AgentHost } from '../../../src/records/index.ts';
+import { type AgentHost, hostToAgentStatus } from '../../../src/records/index.ts';
 
 export const NOW = new Date('2025-03-01T10:00:00.000Z');
 export const LATER = new Date('2025-03-01T11:30:00.000Z');
@@ -52,6 +52,15 @@ export function host(overrides: Partial<AgentHost> = {}): AgentHost {
     approved: true,
     ...overrides,
   };
+}
+
+/** A bound Agent whose status was written for `name` by the Agent reconciler. */
+export function boundAgent(name: string, role: 'master' | 'worker', approved = true): Agent {
+  const a = agent({ metadata: { name, namespace: 'spoke' }, spec: { approved } });
+  const status = hostToAgentStatus(host({ id: name, suggested_role: role, cluster_id: CLUSTER_ID }), a, {
+    now: NOW,
+  });
+  return viaJson({ ...a, status });
 }
 
 export function sampleInventory(): Inventory {

@@ -3,34 +3,24 @@
 // what the cluster record does not need for Agents: the record built from it is the full one
 // less the cluster validations.
 import { describe, expect, it } from 'vitest';
-import type { Agent, AgentClusterInstall } from '../../../../src/api/index.ts';
+import type { AgentClusterInstall } from '../../../../src/api/index.ts';
 import { aciAsAgentsRead, aciChangeReachesAgents } from '../../../../src/records/clusters/agents-view.ts';
 import {
   type AgentCluster,
   type ClusterResources,
   clusterFromResources,
   clusterToAciStatus,
-  hostToAgentStatus,
 } from '../../../../src/records/index.ts';
 import {
-  agent,
   agentClusterInstall,
+  boundAgent,
   CLUSTER_ID,
   clusterDeployment,
   clusterImageSet,
-  host,
   NOW,
   PULL_SECRET,
   viaJson,
 } from '../fixtures.ts';
-
-function boundAgent(name: string, role: 'master' | 'worker'): Agent {
-  const a = agent({ metadata: { name, namespace: 'spoke' }, spec: { approved: true } });
-  const status = hostToAgentStatus(host({ id: name, suggested_role: role, cluster_id: CLUSTER_ID }), a, {
-    now: NOW,
-  });
-  return viaJson({ ...a, status });
-}
 
 const agents = [boundAgent('h1', 'master'), boundAgent('h2', 'master'), boundAgent('h3', 'worker')];
 
