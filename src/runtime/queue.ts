@@ -128,6 +128,8 @@ export class WorkQueue {
   private readonly delayed = new DelayHeap();
   private readonly readyAt = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
+  /** A microtask that hands keys to waiting workers is scheduled. */
+  private waking = false;
   private timerAt = Number.POSITIVE_INFINITY;
   private stopping = false;
   private drained: (() => void)[] = [];
@@ -257,11 +259,6 @@ export class WorkQueue {
 
   private enqueue(key: string, lowPriority = false): void {
     this.enqueuedAt.set(key, this.now());
-    const waiter = this.waiters.shift();
-    if (waiter) {
-      waiter(this.take(key));
-      return;
-    }
     if (lowPriority) {
       this.low.push(key);
       this.lowQueued.add(key);
@@ -269,6 +266,21 @@ export class WorkQueue {
       this.fifo.push(key);
     }
     this.metrics?.depth(this.len());
+    this.wakeWaiters();
+  }
+
+  /**
+   * Hands waiting keys to waiting workers once the current synchronous burst is over (informer
+   * handlers for one event run back to back, and several may map it to the same key): a key handed
+   * out on the first add would be in flight for the second and run twice for one change.
+   */
+  private wakeWaiters(): void {
+    if (this.waking || this.waiters.length === 0) return;
+    this.waking = true;
+    queueMicrotask(() => {
+      this.waking = false;
+      while (!this.stopping && this.waiters.length > 0 && this.len() > 0) this.waiters.shift()!(this.take());
+    });
   }
 
   /** The next key: the normal lane first, then the low one (skipping keys that moved up). */
@@ -282,8 +294,8 @@ export class WorkQueue {
     }
   }
 
-  private take(direct?: string): string {
-    const key = direct ?? this.next();
+  private take(): string {
+    const key = this.next();
     const now = this.now();
     this.dirty.delete(key);
     this.processing.set(key, now);

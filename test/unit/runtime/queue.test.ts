@@ -138,6 +138,31 @@ describe('WorkQueue', () => {
     expect(await poll(q)).toBe('pending');
   });
 
+  // Informer handlers run one after another for one event, and several map it to the same key (the
+  // Agent watch and the bus both wake a ClusterDeployment): handing the key to a waiting worker on
+  // the first add made the second one find it in flight, hence a second reconcile of the same
+  // state (issue 16: 3.8 cluster reconciles per host inventory where 2 Agent writes happen).
+  it('a burst of adds of one key while a worker waits hands it out once', async () => {
+    const q = new WorkQueue();
+    const waiting = q.get();
+    q.add('a');
+    q.add('a');
+    q.addLowPriority('a');
+    expect(await waiting).toBe('a');
+    q.done('a');
+    expect(q.len()).toBe(0);
+    expect(await poll(q)).toBe('pending');
+  });
+
+  it('a waiting worker takes a normal key before a low one added in the same burst', async () => {
+    const q = new WorkQueue();
+    const waiting = q.get();
+    q.addLowPriority('a');
+    q.add('b');
+    expect(await waiting).toBe('b');
+    expect(await q.get()).toBe('a');
+  });
+
   it('a waiting worker takes a low-priority key at once', async () => {
     const q = new WorkQueue();
     const waiting = q.get();
