@@ -45,16 +45,7 @@ export async function reconcilesDone(mgr: Manager, what: string, timeoutMs = 30_
         ...active.values.filter((v) => v.value > 0).map((v) => `${v.labels.controller} running ${v.value}`),
       ];
       // Thrown, so that a timeout says which controllers kept busy.
-      if (busy.length > 0)
-        throw new Error(
-          busy.join(', ') +
-            JSON.stringify(
-              [...((globalThis as { __inflight?: Map<string, number> }).__inflight ?? [])].map(([k, t]) => [
-                k,
-                Date.now() - t,
-              ]),
-            ),
-        );
+      if (busy.length > 0) throw new Error(busy.join(', '));
       return true;
     },
     { timeoutMs, intervalMs: 50, what: `reconciles done (${what})` },

@@ -4,8 +4,9 @@
 // machine; of the ACI, only changes to what records/clusters/agents-view.ts keeps), of the other
 // Agents of their cluster that their validations read (peers.ts), of Secrets they reference, on
 // demand through the bus ('agent': step replies, check-ins after a disconnection, the cluster
-// reconciler's host changes), and when the base URLs change. Every Agent change enqueues its
-// ClusterDeployment (level-triggered in both directions, docs/design/records.md).
+// reconciler's host changes), and when the base URLs change. Every Agent change wakes its
+// ClusterDeployment through that controller's Agent watch (level-triggered in both directions,
+// docs/design/records.md).
 
 import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '../../api/index.ts';
 import { aciChangeReachesAgents } from '../../records/clusters/agents-view.ts';
@@ -21,7 +22,7 @@ import {
   INFRA_ENV,
   SECRET,
 } from '../../records/resources.ts';
-import { type KubeObject, keyOf, objectKey, updateWhen } from '../../runtime/index.ts';
+import { type KubeObject, objectKey, updateWhen } from '../../runtime/index.ts';
 import {
   countReaders,
   hostnameChanged,
@@ -34,17 +35,6 @@ import { reconcileAgent, settleNewAgent } from './reconcile.ts';
 
 function agentKeys(agents: readonly Agent[]): string[] {
   return agents.map((a) => objectKey(a));
-}
-
-/** ClusterDeployment keys an Agent concerns: the one it asks for and the one it is bound to. */
-export function clusterDeploymentKeysOf(ctx: OperatorContext, agent: Agent): string[] {
-  const keys = new Set<string>();
-  const ref = agent.spec?.clusterDeploymentName;
-  if (ref?.name) keys.add(keyOf(ref.namespace || agent.metadata.namespace, ref.name));
-  const cid = agent.status?.backend?.clusterID;
-  const cd = cid ? ctx.clusterDeploymentById(cid) : undefined;
-  if (cd) keys.add(objectKey(cd));
-  return [...keys];
 }
 
 function agentsOfClusterDeployment(ctx: OperatorContext, cd: ClusterDeployment): string[] {
@@ -95,16 +85,9 @@ export function register(ctx: OperatorContext): void {
   ctx.bus.register('agent', (key, low) => controller.enqueue(key, low));
   // debugInfo.eventsURL and logsURL name the service base URL.
   ctx.onUrlsChange(() => controller.resync(ctx.informers.agents.store.list()));
-  const enqueueClusters = (agents: Agent[], lowPriority = false) => {
-    const keys = new Set(agents.flatMap((a) => clusterDeploymentKeysOf(ctx, a)));
-    for (const k of keys) ctx.bus.enqueue('clusterdeployment', k, lowPriority);
-  };
+  // The ClusterDeployment's own Agent watch wakes the cluster (cluster/watches.ts, cdKeysOfAgent).
   ctx.informers.agents.addHandler({
-    // Agents of a list (a start, a failover) wake their clusters behind the changes of the moment.
-    onAdd: (a, fromList) => enqueueClusters([a], fromList),
-    onUpdate: (oldA, newA) => enqueueClusters([oldA, newA]),
     onDelete: (a) => {
-      enqueueClusters([a]);
       memory.forget(a.metadata.name ?? '');
       superseded.delete(objectKey(a));
       ctx.facts.delete(a.metadata.name ?? '');

@@ -4,15 +4,17 @@
 // — plus the ACI-only sanity check for ACIs no ClusterDeployment manages.
 //
 // Wakes on: its ClusterDeployment; AgentClusterInstalls (by clusterDeploymentRef and by the CDs
-// that name them); Agents (by spec.clusterDeploymentName, every change: level-triggered);
+// that name them); Agents (by spec.clusterDeploymentName and the cluster they are bound to, every
+// change: level-triggered);
 // ClusterImageSets, pull/CA Secrets and manifests/mirror ConfigMaps the ACI references; the enqueue
 // bus ('clusterdeployment'); the end of a preparation job; and a change of the base URLs.
 
+import type { Agent } from '../../api/index.ts';
 import type { ArtifactGenerator } from '../../core/artifacts/index.ts';
 import { optionsFromEnv, type StateMachineOptions } from '../../core/statemachine/index.ts';
 import type { ClusterValidationConfig } from '../../core/validations/index.ts';
 import type { OperatorContext } from '../../records/context.ts';
-import { ACI_BY_CLUSTER_INDEX, agentByCluster } from '../../records/indexes.ts';
+import { ACI_BY_CLUSTER_INDEX } from '../../records/indexes.ts';
 import {
   AGENT,
   AGENT_CLUSTER_INSTALL,
@@ -30,6 +32,7 @@ import { reconcileClusterDeployment } from './reconcile.ts';
 import {
   addClusterIndexes,
   cdKeysOfAci,
+  cdKeysOfAgent,
   cdKeysOfConfigMap,
   cdKeysOfImageSet,
   cdKeysOfSecret,
@@ -82,7 +85,7 @@ export function registerClusterControllers(
     .controller('clusterdeployment')
     .for(CLUSTER_DEPLOYMENT)
     .watches(AGENT_CLUSTER_INSTALL, (aci) => cdKeysOfAci(ctx, aci as never))
-    .watches(AGENT, (agent) => agentByCluster(agent as never))
+    .watches<Agent>(AGENT, (agent) => cdKeysOfAgent(ctx, agent))
     .watches(CLUSTER_IMAGE_SET, (cis) => cdKeysOfImageSet(ctx, cis))
     .watches(SECRET, (secret) => cdKeysOfSecret(ctx, secret))
     .watches(CONFIG_MAP, (cm) => cdKeysOfConfigMap(ctx, cm))

@@ -1,10 +1,15 @@
 // What wakes the ClusterDeployment reconciler (kubeapi.md §3.1.1), as store indexes and map
 // functions: every lookup is an O(1) index read, never a LIST.
 
-import { type AgentClusterInstall, type ClusterDeployment, HIVE_EXTENSIONS_GROUP } from '../../api/index.ts';
+import {
+  type Agent,
+  type AgentClusterInstall,
+  type ClusterDeployment,
+  HIVE_EXTENSIONS_GROUP,
+} from '../../api/index.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { manifestsConfigMapNames } from '../../records/index.ts';
-import { type IndexFunc, type KubeObject, keyOf } from '../../runtime/index.ts';
+import { type IndexFunc, type KubeObject, keyOf, objectKey } from '../../runtime/index.ts';
 
 /** ClusterDeployments by the AgentClusterInstall (`ns/name`) their clusterInstallRef names. */
 export const CD_BY_INSTALL_REF_INDEX = 'cluster-cd-by-install-ref';
@@ -101,4 +106,18 @@ export function cdKeysOfImageSet(ctx: OperatorContext, cis: KubeObject): string[
     ctx,
     ctx.informers.agentClusterInstalls.store.byIndex(ACI_BY_IMAGE_SET_INDEX, cis.metadata.name ?? ''),
   );
+}
+
+/**
+ * CD keys an Agent concerns: the one its spec asks for and the one it is bound to (they differ
+ * while it moves or unbinds). The only source of Agent wakes for the cluster: one per change.
+ */
+export function cdKeysOfAgent(ctx: OperatorContext, agent: Agent): string[] {
+  const keys = new Set<string>();
+  const ref = agent.spec?.clusterDeploymentName;
+  if (ref?.name) keys.add(keyOf(ref.namespace || agent.metadata.namespace, ref.name));
+  const cid = agent.status?.backend?.clusterID;
+  const cd = cid ? ctx.clusterDeploymentById(cid) : undefined;
+  if (cd) keys.add(objectKey(cd));
+  return [...keys];
 }
