@@ -5,7 +5,7 @@
 //
 // Wakes on: its ClusterDeployment; AgentClusterInstalls (by clusterDeploymentRef and by the CDs
 // that name them); Agents (by spec.clusterDeploymentName and the cluster they are bound to, every
-// change: level-triggered);
+// change of what the cluster reads: all but annotations and labels other than the InfraEnv's);
 // ClusterImageSets, pull/CA Secrets and manifests/mirror ConfigMaps the ACI references; the enqueue
 // bus ('clusterdeployment'); the end of a preparation job; and a change of the base URLs.
 
@@ -23,7 +23,7 @@ import {
   CONFIG_MAP,
   SECRET,
 } from '../../records/resources.ts';
-import { type Controller, keyOf } from '../../runtime/index.ts';
+import { type Controller, keyOf, updateWhen } from '../../runtime/index.ts';
 import { reconcileAgentClusterInstall } from './aci-check.ts';
 import type { ClusterControllerDeps } from './deps.ts';
 import { type ClusterEventSink, operatorEventSink } from './events.ts';
@@ -31,6 +31,7 @@ import { PreparationJobs, selectArtifactGenerator } from './preparation.ts';
 import { reconcileClusterDeployment } from './reconcile.ts';
 import {
   addClusterIndexes,
+  agentChangeReachesCluster,
   cdKeysOfAci,
   cdKeysOfAgent,
   cdKeysOfConfigMap,
@@ -85,7 +86,9 @@ export function registerClusterControllers(
     .controller('clusterdeployment')
     .for(CLUSTER_DEPLOYMENT)
     .watches(AGENT_CLUSTER_INSTALL, (aci) => cdKeysOfAci(ctx, aci as never))
-    .watches<Agent>(AGENT, (agent) => cdKeysOfAgent(ctx, agent))
+    .watches<Agent>(AGENT, (agent) => cdKeysOfAgent(ctx, agent), {
+      predicates: [updateWhen(agentChangeReachesCluster)],
+    })
     .watches(CLUSTER_IMAGE_SET, (cis) => cdKeysOfImageSet(ctx, cis))
     .watches(SECRET, (secret) => cdKeysOfSecret(ctx, secret))
     .watches(CONFIG_MAP, (cm) => cdKeysOfConfigMap(ctx, cm))

@@ -6,10 +6,12 @@ import {
   type AgentClusterInstall,
   type ClusterDeployment,
   HIVE_EXTENSIONS_GROUP,
+  INFRAENV_LABEL,
 } from '../../api/index.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { manifestsConfigMapNames } from '../../records/index.ts';
 import { type IndexFunc, type KubeObject, keyOf, objectKey } from '../../runtime/index.ts';
+import { jsonEqual } from '../../util/json-equal.ts';
 
 /** ClusterDeployments by the AgentClusterInstall (`ns/name`) their clusterInstallRef names. */
 export const CD_BY_INSTALL_REF_INDEX = 'cluster-cd-by-install-ref';
@@ -120,4 +122,32 @@ export function cdKeysOfAgent(ctx: OperatorContext, agent: Agent): string[] {
   const cd = cid ? ctx.clusterDeploymentById(cid) : undefined;
   if (cd) keys.add(objectKey(cd));
   return [...keys];
+}
+
+/** An Agent as the cluster reconcile reads it: no annotations, and of the labels the InfraEnv's. */
+function agentAsClusterReads(a: Agent): Agent {
+  const {
+    annotations: _a,
+    labels,
+    resourceVersion: _r,
+    managedFields: _m,
+    generation: _g,
+    ...metadata
+  } = a.metadata;
+  const infraEnv = labels?.[INFRAENV_LABEL];
+  return {
+    ...a,
+    metadata: { ...metadata, labels: infraEnv === undefined ? {} : { [INFRAENV_LABEL]: infraEnv } },
+  };
+}
+
+/**
+ * Whether an Agent update can change what the cluster reconcile does. Nothing of the cluster reads
+ * an Agent's annotations (upstream's backups of its status) or labels other than the InfraEnv's
+ * (inventory labels, derived from the status); the Agent reconciler patches those just before
+ * each status write, and waking every cluster pass over all its hosts for the patch as well doubled
+ * the cluster's reconciles per inventory (issue 16).
+ */
+export function agentChangeReachesCluster(oldAgent: Agent, newAgent: Agent): boolean {
+  return !jsonEqual(agentAsClusterReads(oldAgent), agentAsClusterReads(newAgent));
 }

@@ -293,4 +293,32 @@ describe('API writes of one registration', () => {
       staying.map((id) => `${ns}/${id}`).sort(),
     );
   }, 120_000);
+
+  it('wakes the cluster for an Agent spec change, not for its annotations and inventory labels', async () => {
+    const { name, ie } = await settledSnoCluster();
+    const hostId = await registerAndSettle(name, ie);
+    const clusterKey = `${ns}/${name}`;
+    const settle = () =>
+      eventually(async () => (await settled(name, hostId)) || undefined, { what: 'settled' });
+
+    // What the Agent reconciler patches before each status write (upstream's backup annotations and
+    // the inventory labels), and a user's annotation: nothing the cluster reconcile reads.
+    let from = logLines.length;
+    await client.patch(AGENT, hostId, ns, 'merge', {
+      metadata: {
+        annotations: { poke: '1' },
+        labels: { 'inventory.agent-install.openshift.io/cpu-architecture': 'x86_64' },
+      },
+    });
+    await settle();
+    expect(reconciledKeys('agent', from)).toContain(`${ns}/${hostId}`);
+    expect(reconciledKeys('clusterdeployment', from)).not.toContain(clusterKey);
+
+    // A spec change (the hostname it asks for, which the host's record takes) does: the check
+    // can see a wake.
+    from = logLines.length;
+    await client.patch(AGENT, hostId, ns, 'merge', { spec: { hostname: 'renamed-0' } });
+    await settle();
+    expect(reconciledKeys('clusterdeployment', from)).toContain(clusterKey);
+  }, 120_000);
 });
