@@ -3,8 +3,9 @@
 // API by a worker thread of this process (bench/fleet-driver.ts; no ISO, no per-host processes).
 // Prints figures and writes a JSON report; targets are read off the output, and it exits non-zero
 // only when the run itself broke (a failed request, an Agent missing, a status change never seen).
-// Flags: --clusters, --hosts, --concurrency, --out, --profile-wave FILE / --profile-idle FILE (CPU
-// profile of the operator's thread in the registration wave / idle-hosts phase), --heap-profile-wave
+// Flags: --clusters, --hosts, --concurrency, --out, --profile-wave FILE / --profile-inventory FILE /
+// --profile-idle FILE (CPU profile of the operator's thread in the registration wave / inventory
+// wave / idle-hosts phase), --heap-profile-wave
 // FILE (sampling heap profile of what the wave allocates, collected objects included),
 // --idle-hosts-seconds, --event-status-seconds, --installs-per-hour,
 // --events-per-install, --iso-mib (base ISO size of the ISO download phase, bench/iso-throughput.ts;
@@ -70,6 +71,7 @@ const { values: flags } = parseArgs({
     'idle-warmup': { type: 'string', default: '30' },
     'node-arg': { type: 'string', multiple: true, default: [] },
     'profile-wave': { type: 'string' },
+    'profile-inventory': { type: 'string' },
     'profile-idle': { type: 'string' },
     'heap-profile-wave': { type: 'string' },
     'fleet-process-seconds': { type: 'string', default: '30' },
@@ -170,7 +172,7 @@ async function startCapture(
   };
 }
 
-/** `--profile-wave FILE` / `--profile-idle FILE`: a CPU profile of the operator's thread in that phase. */
+/** `--profile-wave`, `--profile-inventory` or `--profile-idle FILE`: a CPU profile of the operator's thread in that phase. */
 function startProfiler(): Promise<Capture> {
   return startCapture(
     async (session) => {
@@ -576,10 +578,12 @@ async function registrationWave(b: Bench) {
 async function inventoryWave(b: Bench) {
   const before = new Map(b.counts);
   const reconciles0 = await reconcilesByController(b);
+  const profiler = flags['profile-inventory'] ? await startProfiler() : undefined;
   const meter = await startMeter(b.plane, b.driver);
   const inv = await b.driver.inventory();
   await quiet(b.counts);
   const usage = await meter.stop();
+  if (profiler) await profiler.stop(flags['profile-inventory']!);
   addFailures(b.failures, inv.failures);
   const requests = diff(b.counts, before);
   const r = {

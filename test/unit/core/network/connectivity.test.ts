@@ -93,6 +93,48 @@ describe('largestFullMesh', () => {
       expect(group.length).toBe(best);
     }
   });
+  it('property: with a minimum size, the smallest-indexed largest mesh or none (exhaustive check)', () => {
+    const seed = 20261127;
+    let s = seed;
+    const next = () => {
+      s = (s * 1664525 + 1013904223) >>> 0;
+      return s;
+    };
+    for (let round = 0; round < 200; round++) {
+      const n = next() % 10;
+      const density = 10 + (next() % 85);
+      const minSize = 1 + (next() % 4);
+      const links: [number, number][] = [];
+      for (let a = 0; a < n; a++)
+        for (let b = 0; b < n; b++) if (a !== b && next() % 100 < density) links.push([a, b]);
+      const r = reach(n, links);
+      let want: number[] = [];
+      for (let mask = 1; mask < 1 << n; mask++) {
+        const members = [...Array(n).keys()].filter((i) => mask & (1 << i));
+        const ok = members.every((a) => members.every((b) => a === b || (r[a]?.has(b) && r[b]?.has(a))));
+        const first = members.findIndex((m, i) => m !== want[i]);
+        const smaller = members.length === want.length && first >= 0 && members[first]! < want[first]!;
+        if (ok && (members.length > want.length || smaller)) want = members;
+      }
+      if (want.length < minSize) want = [];
+      expect(largestFullMesh(r, minSize), `seed ${seed} round ${round}: n ${n}, min ${minSize}`).toEqual(
+        want,
+      );
+    }
+  });
+  it('a cluster whose hosts reach nobody yet has no mesh, whatever its size', () => {
+    expect(largestFullMesh(reach(500, []), 3)).toEqual([]);
+    // A triangle among 500 otherwise isolated hosts is still found.
+    expect(
+      largestFullMesh(
+        reach(
+          500,
+          full(3).map(([a, b]) => [a + 400, b + 400]),
+        ),
+        3,
+      ),
+    ).toEqual([400, 401, 402]);
+  });
 });
 
 describe('majority groups', () => {
