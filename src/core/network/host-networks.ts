@@ -26,13 +26,41 @@ export function hostAddresses(host: Host): string[] {
  */
 export function inventoryNetworks(hosts: Host[]): string[] {
   const seen = new Set<string>();
-  for (const h of hosts) {
-    for (const addr of hostAddresses(h)) {
-      const c = tryParseCidr(addr);
-      if (c) seen.add(normalizeCidr(c));
+  for (const h of hosts) for (const n of parsedAddresses(h).networks) seen.add(n);
+  return [...seen];
+}
+
+interface ParsedAddresses {
+  /** Normalised networks, in hostAddresses order (repeats kept). */
+  networks: string[];
+  ips: Record<IpFamily, string[]>;
+}
+
+/** Per inventory object: hosts of the informer cache share theirs until the Agent changes. */
+const parsedByInventory = new WeakMap<object, ParsedAddresses>();
+
+/**
+ * A host's addresses parsed once per inventory: the cluster monitor reads every host's networks
+ * and IPs on each pass, one pass per host change, which parsed a 500-host cluster's addresses 500
+ * times over in one inventory wave (issue 16).
+ */
+function parsedAddresses(host: Host): ParsedAddresses {
+  const inventory = host.inventory;
+  const memo = inventory ? parsedByInventory.get(inventory) : undefined;
+  if (memo) return memo;
+  const parsed: ParsedAddresses = { networks: [], ips: { ipv4: [], ipv6: [] } };
+  for (const intf of inventory?.interfaces ?? []) {
+    for (const family of ['ipv4', 'ipv6'] as const) {
+      for (const addr of interfaceAddresses(intf, family)) {
+        const c = tryParseCidr(addr);
+        if (!c) continue;
+        parsed.networks.push(normalizeCidr(c));
+        parsed.ips[family].push(c.ip.text);
+      }
     }
   }
-  return [...seen];
+  if (inventory) parsedByInventory.set(inventory, parsed);
+  return parsed;
 }
 
 export function inventoryNetworksByFamily(hosts: Host[]): Record<IpFamily, string[]> {
@@ -104,12 +132,5 @@ export function hostBelongsToNetwork(host: Host, cidr: string): boolean {
 
 /** Bare IPs of a host's addresses of one family. */
 export function hostIps(host: Host, family: IpFamily): string[] {
-  const out: string[] = [];
-  for (const intf of host.inventory?.interfaces ?? []) {
-    for (const addr of interfaceAddresses(intf, family)) {
-      const c = tryParseCidr(addr);
-      if (c) out.push(c.ip.text);
-    }
-  }
-  return out;
+  return [...parsedAddresses(host).ips[family]];
 }
