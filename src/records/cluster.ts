@@ -34,7 +34,7 @@ import { computePrimaryIpStack } from '../core/network/dual-stack.ts';
 import { CLUSTER_INFO } from '../core/statemachine/cluster-refresh-effects.ts';
 import { schedulableMastersForcedTrue } from '../core/statemachine/monitor.ts';
 import { pullSecretProblem } from '../core/validations/pull-secret.ts';
-import { type AgentHost, cachedAgentToHost, type HostRuntimeFacts } from './agent.ts';
+import { type AgentHost, cachedAgentToHost, type HostRuntimeFacts, NO_FACTS } from './agent.ts';
 import type { SpecSyncError } from './agent-conditions.ts';
 import { type ClusterSpecInputs, clusterSpecInputs } from './cluster-inputs.ts';
 import {
@@ -306,7 +306,7 @@ function specFields(r: ClusterResources, inputs: ClusterSpecInputs, pullSecret: 
 /** The ClusterDeployment's Agents that are bound to the cluster, as hosts, ordered by id. */
 function clusterHosts(r: ClusterResources, clusterId: string): AgentHost[] {
   return r.agents
-    .map((a) => cachedAgentToHost(a, r.memoryFacts?.hosts?.get(a.metadata.name ?? '') ?? {}))
+    .map((a) => cachedAgentToHost(a, r.memoryFacts?.hosts?.get(a.metadata.name ?? '') ?? NO_FACTS))
     .filter((h) => h.cluster_id === clusterId)
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

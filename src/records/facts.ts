@@ -19,21 +19,26 @@ export class HostFactsStore {
     return this.byHost.get(hostId);
   }
 
-  /** Merges `patch` into the host's facts; returns true when a value actually changed. */
+  /**
+   * Merges `patch` into the host's facts; returns true when a value actually changed. A change
+   * replaces the facts object (never edited in place), so a record built from one (records/agent.ts,
+   * cachedAgentToHost) stays valid as long as the host's facts are that same object.
+   */
   update(hostId: string, patch: HostRuntimeFacts, now: number): boolean {
     let e = this.byHost.get(hostId);
     if (!e) {
       e = { facts: {}, firstSeenAt: now };
       this.byHost.set(hostId, e);
     }
-    let changed = false;
+    let next: Record<string, unknown> | undefined;
     for (const [k, v] of Object.entries(patch) as [keyof HostRuntimeFacts, unknown][]) {
       if (JSON.stringify(e.facts[k]) !== JSON.stringify(v)) {
-        (e.facts as Record<string, unknown>)[k] = v;
-        changed = true;
+        next ??= { ...e.facts };
+        next[k] = v;
       }
     }
-    return changed;
+    if (next) e.facts = next as HostRuntimeFacts;
+    return next !== undefined;
   }
 
   delete(hostId: string): void {

@@ -7,7 +7,7 @@
 import type { Agent } from '../../api/index.ts';
 import { effectiveHostname, HOST_COUNT_READ_UP_TO } from '../../core/validations/host-context.ts';
 import type { OperatorContext } from '../../records/context.ts';
-import { cachedAgentToHost } from '../../records/index.ts';
+import { memoisedHost } from '../../records/index.ts';
 import { objectKey, type Predicate } from '../../runtime/index.ts';
 
 const clusterOf = (a: Agent) => a.status?.backend?.clusterID || undefined;
@@ -18,7 +18,7 @@ const clusterOf = (a: Agent) => a.status?.backend?.clusterID || undefined;
  * Mapping those would cost each host of a large cluster a pass over all the others at start-up.
  */
 const notOnAdd = () => false;
-const hostnameOf = (a: Agent) => effectiveHostname(cachedAgentToHost(a));
+const hostnameOf = (a: Agent) => effectiveHostname(memoisedHost(a));
 
 /** The other Agents of `a`'s cluster that `reads` picks. */
 function peers(ctx: OperatorContext, a: Agent, reads: (peer: Agent) => boolean = () => true): Agent[] {
@@ -80,10 +80,9 @@ export function hostnameReaders(ctx: OperatorContext, a: Agent): string[] {
   const name = a.metadata.name;
   const hostname = hostnameOf(a);
   return peers(ctx, a, (peer) => {
-    const host = cachedAgentToHost(peer, ctx.facts.get(peer.metadata.name ?? '') ?? {});
-    return (
-      (hostname !== '' && effectiveHostname(host) === hostname) ||
-      (host.connectivity?.remote_hosts ?? []).some((r) => r.host_id === name)
-    );
+    if (hostname !== '' && hostnameOf(peer) === hostname) return true;
+    // The report is a fact in memory, else what the Agent was restored with.
+    const report = ctx.facts.get(peer.metadata.name ?? '')?.connectivity ?? memoisedHost(peer).connectivity;
+    return (report?.remote_hosts ?? []).some((r) => r.host_id === name);
   }).map(objectKey);
 }

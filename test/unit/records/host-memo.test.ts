@@ -1,0 +1,50 @@
+// A cluster pass reads every host of the cluster; the records are shared between passes as long as
+// the Agent object and the host's facts object are the same, and rebuilt when either changes.
+import { describe, expect, it } from 'vitest';
+import { cachedAgentToHost, memoisedHost, NO_FACTS } from '../../../src/records/agent.ts';
+import { HostFactsStore } from '../../../src/records/facts.ts';
+import { boundAgent } from './fixtures.ts';
+
+describe('host records shared between cluster passes', () => {
+  it('facts are replaced on a change, never edited in place, and kept on a no-op', () => {
+    const store = new HostFactsStore();
+    expect(store.update('h', { checked_in_at: '2026-11-27T10:00:00Z' }, 0)).toBe(true);
+    const first = store.get('h');
+    expect(store.update('h', { checked_in_at: '2026-11-27T10:00:00Z' }, 1)).toBe(false);
+    expect(store.get('h')).toBe(first);
+    expect(store.update('h', { timestamp: 5 }, 2)).toBe(true);
+    const second = store.get('h');
+    expect(second).not.toBe(first);
+    expect(first).toEqual({ checked_in_at: '2026-11-27T10:00:00Z' });
+    expect(second).toEqual({ checked_in_at: '2026-11-27T10:00:00Z', timestamp: 5 });
+  });
+
+  it('one record per Agent and facts object, rebuilt when the facts change', () => {
+    const store = new HostFactsStore();
+    const agent = boundAgent('h', 'master');
+    store.update('h', { checked_in_at: '2026-11-27T10:00:00Z' }, 0);
+    const a = cachedAgentToHost(agent, store.get('h'));
+    expect(cachedAgentToHost(agent, store.get('h'))).toBe(a);
+    expect(a.checked_in_at).toBe('2026-11-27T10:00:00Z');
+    store.update('h', { checked_in_at: '2026-11-27T10:01:00Z' }, 1);
+    const b = cachedAgentToHost(agent, store.get('h'));
+    expect(b).not.toBe(a);
+    expect(b.checked_in_at).toBe('2026-11-27T10:01:00Z');
+    expect(a.checked_in_at).toBe('2026-11-27T10:00:00Z');
+  });
+
+  it('a shared record cannot be changed by a reader', () => {
+    const host = cachedAgentToHost(boundAgent('h', 'master'), NO_FACTS);
+    expect(Object.isFrozen(host)).toBe(true);
+    expect(() => {
+      (host as { status?: string }).status = 'known';
+    }).toThrow(TypeError);
+  });
+
+  it('a new Agent object gets a new record', () => {
+    const agent = boundAgent('h', 'master');
+    const copy = structuredClone(agent);
+    expect(cachedAgentToHost(copy)).not.toBe(cachedAgentToHost(agent));
+    expect(memoisedHost(agent)).toBe(memoisedHost(agent));
+  });
+});
