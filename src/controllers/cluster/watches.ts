@@ -144,9 +144,9 @@ function agentAsClusterReads(a: Agent): Agent {
 /**
  * Whether an Agent update can change what the cluster reconcile does. Nothing of the cluster reads
  * an Agent's annotations (upstream's backups of its status) or labels other than the InfraEnv's
- * (inventory labels, derived from the status); the Agent reconciler patches those just before
- * each status write, and waking every cluster pass over all its hosts for the patch as well doubled
- * the cluster's reconciles per inventory (issue 16).
+ * (inventory labels, derived from the status). The Agent reconciler patches those just before
+ * each status write, and waking the cluster for the patch as well doubled its passes over all its
+ * hosts per inventory (issue 16).
  */
 export function agentChangeReachesCluster(oldAgent: Agent, newAgent: Agent): boolean {
   return !jsonEqual(agentAsClusterReads(oldAgent), agentAsClusterReads(newAgent));
