@@ -81,9 +81,15 @@ async function progress(): Promise<string> {
   };
   const acis = (await client.list<AgentClusterInstall>(AGENT_CLUSTER_INSTALL, { namespace: ns })).items;
   const agents = (await client.list<Agent>(AGENT, { namespace: ns })).items;
+  // Why hosts wait: the host validations not passing, over every Agent not installed yet.
+  const failing = agents
+    .filter((a) => a.status?.debugInfo?.state !== 'installed')
+    .flatMap((a) => Object.values(a.status?.validationsInfo ?? {}).flat())
+    .filter((v) => v.status !== 'success' && v.status !== 'disabled')
+    .map((v) => `${v.id}:${v.status}`);
   return `clusters: ${count(acis.map((a) => a.status?.debugInfo?.state ?? 'none'))}; agents: ${count(
     agents.map((a) => a.status?.debugInfo?.state ?? 'none'),
-  )}`;
+  )}${failing.length > 0 ? `; host validations not passing: ${count(failing)}` : ''}`;
 }
 
 async function remaining(): Promise<string[]> {
