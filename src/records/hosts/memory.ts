@@ -5,9 +5,10 @@
 //   the reconciler applies them, writes the status once, and acknowledges what it applied. A step
 //   reply is answered only then (whenApplied): a 2xx means the result is in the API server, so a
 //   leader killed right after answering loses nothing (docs/design/records.md, "Replicas").
-// * warm-up after a restart (docs/design/records.md): until a host has answered one round of its
-//   periodic steps, or WARM_UP_MS have passed since the process started, validations that need
-//   in-memory facts keep their stored result.
+// * warm-up after a restart (docs/design/records.md): a host's first poll is refused once, so its
+//   runner posts every result again; until it has answered one round of its periodic steps, or
+//   WARM_UP_MS have passed since the process started, validations that need in-memory facts keep
+//   their stored result.
 // * the state machine options (upstream's env variables) and the process start time.
 
 import type { Agent, AgentStatus } from '../../api/index.ts';
@@ -113,6 +114,8 @@ export class WarmUp {
   readonly startedAt: number;
   /** Step types of the host's first poll still unanswered; `true` once warm. */
   private readonly hosts = new Map<string, Set<string> | true>();
+  /** Hosts whose first poll to this process was refused (refusesFirstPoll). */
+  private readonly pollRefused = new Set<string>();
 
   constructor(startedAt: number) {
     this.startedAt = startedAt;
@@ -145,8 +148,23 @@ export class WarmUp {
     this.hosts.set(hostId, true);
   }
 
+  /**
+   * True once for a host this process has neither registered nor heard poll. The runner does not
+   * post a result identical to one it posted within the hour, and forgets what it posted when a
+   * poll fails (agent-api.md §1.1 step 4); the facts a killed or restarted process held in memory
+   * would otherwise come back only when they change or that hour is over, and a host waiting on
+   * them (a DNS check, say) stayed insufficient that long. A refused first poll (a 500: the
+   * agent's transport retries a 503 by itself) makes the runner send its whole next round again.
+   */
+  refusesFirstPoll(hostId: string): boolean {
+    if (this.hosts.has(hostId) || this.pollRefused.has(hostId)) return false;
+    this.pollRefused.add(hostId);
+    return true;
+  }
+
   forget(hostId: string): void {
     this.hosts.delete(hostId);
+    this.pollRefused.delete(hostId);
   }
 }
 

@@ -8,7 +8,7 @@ import { referencedFacts } from '../../records/agents/references.ts';
 import { clusterRecordById, hostFacts, infraEnvRecordOf } from '../../records/hosts/lookup.ts';
 import type { PendingHostUpdate } from '../../records/hosts/memory.ts';
 import { type AgentHost, agentToHost } from '../../records/index.ts';
-import { type CallContext, ok } from '../api/backend.ts';
+import { type CallContext, fail, ok } from '../api/backend.ts';
 import { type FoundHost, type HostInput, type HostScope, stepsOptionsFor } from './scope.ts';
 
 type NextStepsInput = HostInput<'getNextSteps'>;
@@ -17,6 +17,15 @@ export async function getNextSteps(s: HostScope, found: FoundHost, input: NextSt
   const { ctx, memory } = s;
   const { agent, infraEnv } = found;
   const id = agent.metadata.name ?? '';
+  // The host's runner forgets which results it posted only when a poll fails (WarmUp), and its
+  // transport retries a 503 by itself, so the refusal is a 500. Nothing is recorded of this poll:
+  // the next one, half a second later, is the host's first here.
+  if (memory.warmUp.refusesFirstPoll(id)) {
+    return fail(
+      500,
+      `the service restarted and lost the step results of host ${id} it held: poll again and send every result`,
+    );
+  }
   const now = ctx.now();
   // The first host clock this process hears settles the time-sync validation.
   const firstClock = input.timestamp !== undefined && ctx.facts.get(id)?.timestamp === undefined;

@@ -69,10 +69,16 @@ describe('restart', () => {
     // guarded patch writes nothing; it only fails if the Agent moved past `before`.
     await reconcilesDone(restarted.ctx.mgr, 'the initial pass');
     await patchIfUnchanged(client, AGENT, before, {});
-    // The token minted by the first process still opens the API.
-    const poll = await call(restarted.baseUrl, 'GET', `${base}/${hostId}/instructions?timestamp=${now()}`, {
-      token,
-    });
+    // The token minted by the first process still opens the API. The host's first poll to the new
+    // process is refused once so that its runner, which skips results identical to those it
+    // posted within the hour and forgets them when a poll fails, posts every result again: what
+    // the first process held in memory is gone. A 500, as the agent's transport retries a 503
+    // itself and the runner would never see it. The next poll is served.
+    const pollPath = `${base}/${hostId}/instructions?timestamp=${now()}`;
+    const refused = await call(restarted.baseUrl, 'GET', pollPath, { token });
+    expect(refused.status, refused.text).toBe(500);
+    expect(refused.text).toContain('poll again and send every result');
+    const poll = await call(restarted.baseUrl, 'GET', pollPath, { token });
     expect(poll.status, poll.text).toBe(200);
     // Whatever the poll enqueued has been reconciled, and wrote nothing.
     await reconcilesDone(restarted.ctx.mgr, 'the pass after the poll');

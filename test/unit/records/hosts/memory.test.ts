@@ -63,6 +63,21 @@ describe('WarmUp', () => {
   });
 });
 
+describe('WarmUp: first polls', () => {
+  it('refuses the first poll of a host it has not registered or heard, once', () => {
+    const w = new WarmUp(0);
+    expect(w.refusesFirstPoll('restored')).toBe(true);
+    expect(w.refusesFirstPoll('restored')).toBe(false);
+    w.markWarm('registered-here');
+    expect(w.refusesFirstPoll('registered-here')).toBe(false);
+    w.onPoll('polled', ['inventory']);
+    expect(w.refusesFirstPoll('polled')).toBe(false);
+    // A host forgotten (its Agent deleted) and back is a new host.
+    w.forget('restored');
+    expect(w.refusesFirstPoll('restored')).toBe(true);
+  });
+});
+
 describe('HostMemory', () => {
   it('reads upstream timeouts from the environment', () => {
     const m = new HostMemory(0, { HOST_MAX_DISCONNECTION_TIME: '30s' });
