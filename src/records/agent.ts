@@ -228,44 +228,47 @@ export function agentToHost(agent: Agent, facts: HostRuntimeFacts = {}): AgentHo
   });
 }
 
-const hostsOfAgents = new WeakMap<Agent, AgentHost>();
-
-/**
- * agentToHost for an Agent of the informer cache, memoised per object (a cached Agent is never
- * changed in place: each update is a new object). Building every host of a cluster on each
- * reconcile of one of them made a registration wave quadratic in the cluster's size (issue 16).
- */
-export function cachedAgentToHost(agent: Agent, facts: HostRuntimeFacts = NO_FACTS): AgentHost {
-  const memo = hostsWithFacts.get(agent);
-  if (memo?.facts === facts) return memo.host;
-  // Frozen: the same record is handed to every reader until the Agent or its facts change.
-  const host = Object.freeze({ ...memoisedHost(agent), ...defined(facts) });
-  hostsWithFacts.set(agent, { facts, host });
-  return host;
-}
-
 /** The facts of a host the process has none for (one object, so the memo below can hit). */
 export const NO_FACTS: HostRuntimeFacts = Object.freeze({});
 
 /**
- * The record with its facts laid over, per cached Agent and facts object (HostFactsStore replaces,
- * never edits, a host's facts). A cluster pass reads every host of the cluster: copying each one's
- * record for each pass was a tenth of the operator's thread in a 500-host inventory wave.
+ * Per cached Agent (never changed in place: each update is a new object): its record, and that
+ * record with the facts last asked for laid over (HostFactsStore replaces, never edits, a host's
+ * facts). Both are frozen: the same records go to every reader until the Agent or its facts change.
  */
-const hostsWithFacts = new WeakMap<Agent, { facts: HostRuntimeFacts; host: AgentHost }>();
+const hostsOfAgents = new WeakMap<Agent, { base: AgentHost; facts: HostRuntimeFacts; host: AgentHost }>();
+
+function memoOf(agent: Agent) {
+  let memo = hostsOfAgents.get(agent);
+  if (!memo) {
+    const base = Object.freeze(agentToHost(agent));
+    memo = { base, facts: NO_FACTS, host: base };
+    hostsOfAgents.set(agent, memo);
+  }
+  return memo;
+}
 
 /**
- * The memoised record itself, without the facts and without a copy, for readers that look at a
- * field or two of every host of a cluster (what the Agent's own spec and status say: hostname,
- * role, inventory).
+ * agentToHost for an Agent of the informer cache, memoised per object and facts object. Building
+ * every host of a cluster on each reconcile of one of them made a registration wave quadratic in
+ * the cluster's size, and copying each one's record for each cluster pass was a tenth of the
+ * operator's thread in a 500-host inventory wave (issue 16).
+ */
+export function cachedAgentToHost(agent: Agent, facts: HostRuntimeFacts = NO_FACTS): AgentHost {
+  const memo = memoOf(agent);
+  if (memo.facts !== facts) {
+    memo.facts = facts;
+    memo.host = Object.freeze({ ...memo.base, ...defined(facts) });
+  }
+  return memo.host;
+}
+
+/**
+ * The record without the facts, for readers that look at a field or two of every host of a
+ * cluster (what the Agent's own spec and status say: hostname, role, inventory).
  */
 export function memoisedHost(agent: Agent): Readonly<AgentHost> {
-  let host = hostsOfAgents.get(agent);
-  if (!host) {
-    host = agentToHost(agent);
-    hostsOfAgents.set(agent, host);
-  }
-  return host;
+  return memoOf(agent).base;
 }
 
 /**

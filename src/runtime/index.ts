@@ -91,6 +91,7 @@ export {
   allOf,
   annotationsChanged,
   anyOf,
+  changedAsRead,
   generationChanged,
   labelsChanged,
   objectMatches,

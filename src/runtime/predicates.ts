@@ -1,6 +1,7 @@
 // Event filters applied before an event becomes a work-queue key (controller-runtime pkg/predicate).
 // A predicate method left undefined lets that kind of event through.
 import { isDeepStrictEqual } from 'node:util';
+import { jsonEqual } from '../util/json-equal.ts';
 import type { KubeObject } from './types.ts';
 
 export interface Predicate<T extends KubeObject = KubeObject> {
@@ -24,6 +25,20 @@ export const labelsChanged: Predicate = {
 export const annotationsChanged: Predicate = {
   update: (o, n) => !isDeepStrictEqual(o.metadata.annotations ?? {}, n.metadata.annotations ?? {}),
 };
+
+/**
+ * Whether what `read` keeps of an object differs between two versions, the API server's own
+ * bookkeeping (resourceVersion, managedFields) aside: the update filter of a watch whose reconciler
+ * builds its input from that view only, so the filter cannot hide an input.
+ */
+export function changedAsRead<T extends KubeObject>(read: (obj: T) => T, oldObj: T, newObj: T): boolean {
+  return !jsonEqual(withoutBookkeeping(read(oldObj)), withoutBookkeeping(read(newObj)));
+}
+
+function withoutBookkeeping<T extends KubeObject>(obj: T): T {
+  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
 
 /** Custom update filter, e.g. "the Agent's SpecSynced condition flipped". */
 export function updateWhen<T extends KubeObject>(fn: (oldObj: T, newObj: T) => boolean): Predicate<T> {

@@ -10,8 +10,7 @@ import {
 } from '../../api/index.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { manifestsConfigMapNames } from '../../records/index.ts';
-import { type IndexFunc, type KubeObject, keyOf, objectKey } from '../../runtime/index.ts';
-import { jsonEqual } from '../../util/json-equal.ts';
+import { changedAsRead, type IndexFunc, type KubeObject, keyOf, objectKey } from '../../runtime/index.ts';
 
 /** ClusterDeployments by the AgentClusterInstall (`ns/name`) their clusterInstallRef names. */
 export const CD_BY_INSTALL_REF_INDEX = 'cluster-cd-by-install-ref';
@@ -126,14 +125,7 @@ export function cdKeysOfAgent(ctx: OperatorContext, agent: Agent): string[] {
 
 /** An Agent as the cluster reconcile reads it: no annotations, and of the labels the InfraEnv's. */
 function agentAsClusterReads(a: Agent): Agent {
-  const {
-    annotations: _a,
-    labels,
-    resourceVersion: _r,
-    managedFields: _m,
-    generation: _g,
-    ...metadata
-  } = a.metadata;
+  const { annotations: _a, labels, generation: _g, ...metadata } = a.metadata;
   const infraEnv = labels?.[INFRAENV_LABEL];
   return {
     ...a,
@@ -149,5 +141,5 @@ function agentAsClusterReads(a: Agent): Agent {
  * hosts per inventory (issue 16).
  */
 export function agentChangeReachesCluster(oldAgent: Agent, newAgent: Agent): boolean {
-  return !jsonEqual(agentAsClusterReads(oldAgent), agentAsClusterReads(newAgent));
+  return changedAsRead(agentAsClusterReads, oldAgent, newAgent);
 }

@@ -8,7 +8,7 @@
 // builds its cluster view from this projection, and its AgentClusterInstall watch passes only
 // changes to it, so what the filter drops cannot change what a reconcile computes.
 import type { AgentClusterInstall } from '../../api/index.ts';
-import { jsonEqual } from '../../util/json-equal.ts';
+import { changedAsRead } from '../../runtime/index.ts';
 
 /** The one condition the cluster record reads back (isClusterInstalled). */
 const READ_CONDITION = 'Completed';
@@ -46,8 +46,5 @@ export function aciAsAgentsRead(aci: AgentClusterInstall): AgentClusterInstall {
 
 /** Whether an ACI update changes what the Agent reconciler reads of it (the watch's filter). */
 export function aciChangeReachesAgents(o: AgentClusterInstall, n: AgentClusterInstall): boolean {
-  const { resourceVersion: _o, managedFields: _om, ...oldMeta } = o.metadata;
-  const { resourceVersion: _n, managedFields: _nm, ...newMeta } = n.metadata;
-  if (!jsonEqual(oldMeta, newMeta) || !jsonEqual(o.spec, n.spec)) return true;
-  return !jsonEqual(aciAsAgentsRead(o).status, aciAsAgentsRead(n).status);
+  return changedAsRead(aciAsAgentsRead, o, n);
 }
