@@ -198,6 +198,22 @@ export class Manager implements ControllerHost {
     return this.entries.find((e) => e.registration.controller.name === name)?.registration.controller;
   }
 
+  /**
+   * Controllers with a key queued, in flight, or delayed and due within `horizonMs`, read in one
+   * synchronous look (tests' "settled" barriers: gauges read one after the other can miss a key
+   * re-queued between the two reads, and a retry due in 200 ms is work still to come).
+   */
+  busyControllers(horizonMs = 0): string[] {
+    const busy: string[] = [];
+    for (const { registration } of this.entries) {
+      const { name, queue } = registration.controller;
+      const [queued, inFlight, due] = [queue.len(), queue.inFlight(), queue.dueWithin(horizonMs)];
+      if (queued + inFlight + due > 0)
+        busy.push(`${name}: ${queued} queued, ${inFlight} in flight, ${due} due`);
+    }
+    return busy;
+  }
+
   /** The shared informer (and its store) for a kind; reconcilers read from here. */
   informer<T extends KubeObject = KubeObject>(resource: ApiResource): Informer<T> {
     return this.cache.informer<T>(resource);

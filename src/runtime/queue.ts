@@ -145,6 +145,19 @@ export class WorkQueue {
     return this.fifo.length + this.lowQueued.size;
   }
 
+  /** Keys being processed now (a key added meanwhile is queued again when its pass ends). */
+  inFlight(): number {
+    return this.processing.size;
+  }
+
+  /** Delayed keys (requeueAfter, retries) that become ready within `ms` from now. */
+  dueWithin(ms: number): number {
+    const until = this.now() + ms;
+    let n = 0;
+    for (const at of this.readyAt.values()) if (at <= until) n++;
+    return n;
+  }
+
   get shuttingDown(): boolean {
     return this.stopping;
   }

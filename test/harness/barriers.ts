@@ -38,12 +38,7 @@ export async function reconcilesDone(mgr: Manager, what: string, timeoutMs = 30_
   await new Promise<void>((r) => setImmediate(r));
   await eventually(
     async () => {
-      const depth = await mgr.metrics.queueDepth.get();
-      const active = await mgr.metrics.activeWorkers.get();
-      const busy = [
-        ...depth.values.filter((v) => v.value > 0).map((v) => `${v.labels.name} queued ${v.value}`),
-        ...active.values.filter((v) => v.value > 0).map((v) => `${v.labels.controller} running ${v.value}`),
-      ];
+      const busy = mgr.busyControllers();
       // Thrown, so that a timeout says which controllers kept busy.
       if (busy.length > 0) throw new Error(busy.join(', '));
       return true;

@@ -229,6 +229,19 @@ describe('WorkQueue', () => {
       expect(q.len()).toBe(0);
     });
 
+    it('counts keys in flight and delayed keys due within a horizon (settle barriers)', async () => {
+      const q = new WorkQueue();
+      q.addAfter('soon', 200);
+      q.addAfter('later', 60_000);
+      expect([q.dueWithin(0), q.dueWithin(199), q.dueWithin(200), q.dueWithin(60_000)]).toEqual([0, 0, 1, 2]);
+      await vi.advanceTimersByTimeAsync(200);
+      expect([q.len(), q.dueWithin(1000)]).toEqual([1, 0]);
+      expect(await q.get()).toBe('soon');
+      expect([q.len(), q.inFlight()]).toEqual([0, 1]);
+      q.done('soon');
+      expect(q.inFlight()).toBe(0);
+    });
+
     it('addAfter orders several keys by ready time', async () => {
       const q = new WorkQueue();
       q.addAfter('c', 30);
