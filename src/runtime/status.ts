@@ -4,6 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jsonEqual } from '../util/json-equal.ts';
 import { isConflict, type KubeClient, serialiseWithTypeMeta } from './client.ts';
+import type { OwnWriteEchoes } from './echoes.ts';
 import type { ApiResource, KubeObject } from './types.ts';
 
 /**
@@ -24,13 +25,15 @@ export class ObjectTooLargeError extends Error {
   }
 }
 
-export interface StatusRetryOptions {
+export interface StatusRetryOptions<T extends KubeObject & { status?: unknown } = KubeObject> {
   /** Attempts in total. Default 5 (client-go DefaultRetry.Steps). */
   steps?: number;
   /** Pause between attempts. Default 10 ms (client-go DefaultRetry.Duration), plus up to 10 % jitter. */
   intervalMs?: number;
   /** Largest object to send (default MAX_OBJECT_WRITE_BYTES). */
   maxBytes?: number;
+  /** Writes whose watch event the writer need not see: those `when` says so of, before sending. */
+  echoes?: { tracker: OwnWriteEchoes; when: (current: T, desired: T['status']) => boolean };
 }
 
 export interface StatusUpdate<T> {
@@ -49,7 +52,7 @@ export async function updateStatus<T extends KubeObject & { status?: unknown }>(
   res: ApiResource,
   obj: T,
   compute: (current: T) => T['status'],
-  opts: StatusRetryOptions = {},
+  opts: StatusRetryOptions<T> = {},
 ): Promise<StatusUpdate<T>> {
   const steps = opts.steps ?? 5;
   const intervalMs = opts.intervalMs ?? 10;
@@ -67,10 +70,13 @@ export async function updateStatus<T extends KubeObject & { status?: unknown }>(
       const what = `${res.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
       throw new ObjectTooLargeError(what, bytes, maxBytes);
     }
+    const echo = opts.echoes?.when(current, desired) ? opts.echoes.tracker.begin(current) : undefined;
     try {
       const object = await client.replaceStatus<T>(res, body, { json });
+      echo?.settle(object);
       return { written: true, object };
     } catch (err) {
+      echo?.settle(undefined);
       if (!isConflict(err) || attempt >= steps) throw err;
     }
     await sleep(intervalMs * (1 + 0.1 * Math.random()));

@@ -3,6 +3,7 @@
 import type { ArtifactGenerator } from '../../core/artifacts/index.ts';
 import type { StateMachineOptions } from '../../core/statemachine/index.ts';
 import type { ClusterValidationConfig } from '../../core/validations/index.ts';
+import type { OwnWriteEchoes } from '../../runtime/index.ts';
 import type { ClusterEventSink } from './events.ts';
 import type { PreparationJobs } from './preparation.ts';
 
@@ -16,6 +17,8 @@ export interface ClusterControllerDeps {
   validation: ClusterValidationConfig;
   /** When this process started hearing from hosts (warm-up after a restart), epoch ms. */
   startedAt: number;
+  /** The AgentClusterInstall status writes whose watch events need not wake the cluster again. */
+  echoes: OwnWriteEchoes;
   /** Reconcile a ClusterDeployment (`ns/name`) again. */
   enqueue: (cdKey: string) => void;
 }

@@ -23,7 +23,7 @@ import {
   CONFIG_MAP,
   SECRET,
 } from '../../records/resources.ts';
-import { type Controller, keyOf, updateWhen } from '../../runtime/index.ts';
+import { type Controller, keyOf, OwnWriteEchoes, updateWhen } from '../../runtime/index.ts';
 import { reconcileAgentClusterInstall } from './aci-check.ts';
 import type { ClusterControllerDeps } from './deps.ts';
 import { type ClusterEventSink, operatorEventSink } from './events.ts';
@@ -79,13 +79,19 @@ export function registerClusterControllers(
     smOptions: options.smOptions ?? fromEnv.options,
     validation: options.validation ?? validationConfigFromEnv(process.env),
     startedAt: ctx.now().getTime(),
+    // A held status update that was not the pass's own write wakes what the ACI watch would have.
+    echoes: new OwnWriteEchoes((aci) => {
+      for (const key of cdKeysOfAci(ctx, aci as never)) cdController?.enqueue(key);
+    }),
     enqueue: (key) => cdController?.enqueue(key),
   };
   ctx.mgr.onShutdown(() => deps.jobs.drain());
   cdController = ctx.mgr
     .controller('clusterdeployment')
     .for(CLUSTER_DEPLOYMENT)
-    .watches(AGENT_CLUSTER_INSTALL, (aci) => cdKeysOfAci(ctx, aci as never))
+    .watches(AGENT_CLUSTER_INSTALL, (aci) => cdKeysOfAci(ctx, aci as never), {
+      predicates: [deps.echoes.predicate],
+    })
     .watches<Agent>(AGENT, (agent) => cdKeysOfAgent(ctx, agent), {
       predicates: [updateWhen(agentChangeReachesCluster)],
     })

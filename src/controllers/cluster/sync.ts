@@ -33,6 +33,7 @@ import { readSecret } from '../../records/referenced.ts';
 import { AGENT_CLUSTER_INSTALL } from '../../records/resources.ts';
 import { clusterView } from '../../records/views.ts';
 import { keyOf, type ReconcileResult, updateStatus } from '../../runtime/index.ts';
+import { jsonEqual } from '../../util/json-equal.ts';
 import {
   handOffEarlyKubeconfig,
   handOffInstalledCluster,
@@ -463,15 +464,31 @@ async function writeAciStatus(
   };
   let reissueInMs: number | undefined;
   const previousBackend = JSON.stringify(plan.baseline.status?.backend);
-  const written = await updateStatus(ctx.client, AGENT_CLUSTER_INSTALL, aci, (current) => {
-    // Another writer (the REST backend) changed the record we computed from: recompute from scratch.
-    if (plan.cluster && JSON.stringify(current.status?.backend) !== previousBackend) {
-      throw new StaleClusterRecordError();
-    }
-    const out = computeAciStatus(ctx, { ...input, aci: current });
-    reissueInMs = out.reissueInMs;
-    return out.status;
-  });
+  const written = await updateStatus(
+    ctx.client,
+    AGENT_CLUSTER_INSTALL,
+    aci,
+    (current) => {
+      // Another writer (the REST backend) changed the record we computed from: recompute from scratch.
+      if (plan.cluster && JSON.stringify(current.status?.backend) !== previousBackend) {
+        throw new StaleClusterRecordError();
+      }
+      const out = computeAciStatus(ctx, { ...input, aci: current });
+      reissueInMs = out.reissueInMs;
+      return out.status;
+    },
+    // The backend record, which the next pass rebuilds the cluster from, stays as this pass found
+    // it: the write refreshes only what is derived from it (conditions, validations, host counts),
+    // which a second pass would derive the same, so its watch event need not wake the cluster. A
+    // write that changes the record does: the next pass may move the state on from it (installed
+    // → adding-hosts, a failed preparation → ready).
+    {
+      echoes: {
+        tracker: deps.echoes,
+        when: (current, desired) => jsonEqual(current.status?.backend, desired?.backend),
+      },
+    },
+  );
   if (plan.events.length > 0) deps.events(plan.events, { aci, agents });
   const statusChanged =
     written.written &&
