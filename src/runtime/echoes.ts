@@ -10,7 +10,7 @@ interface Write {
   /** The version the API server returned; undefined while the request is in flight. */
   written?: string;
   /** A read → ? update that arrived while the request was in flight, held until it settles. */
-  held?: KubeObject;
+  held?: { oldObj: KubeObject; newObj: KubeObject };
 }
 
 /** One write in flight: settle it with the object the API server returned, or nothing on failure. */
@@ -28,10 +28,10 @@ export interface EchoTicket {
  */
 export class OwnWriteEchoes {
   private readonly writes = new Map<string, Write>();
-  private readonly release: (obj: KubeObject) => void;
+  private readonly release: (oldObj: KubeObject, newObj: KubeObject) => void;
 
   /** `release` receives an update that was held and turned out to be someone else's. */
-  constructor(release: (obj: KubeObject) => void) {
+  constructor(release: (oldObj: KubeObject, newObj: KubeObject) => void) {
     this.release = release;
   }
 
@@ -41,7 +41,7 @@ export class OwnWriteEchoes {
     if (!rv) return undefined;
     const key = objectKey(read);
     const held = this.writes.get(key)?.held;
-    if (held) this.release(held);
+    if (held) this.release(held.oldObj, held.newObj);
     const write: Write = { read: rv };
     this.writes.set(key, write);
     return { settle: (written) => this.settle(key, write, written) };
@@ -56,7 +56,8 @@ export class OwnWriteEchoes {
     const to = written?.metadata.resourceVersion;
     if (!to || write.held) {
       this.writes.delete(key);
-      if (write.held && write.held.metadata.resourceVersion !== to) this.release(write.held);
+      const held = write.held;
+      if (held && held.newObj.metadata.resourceVersion !== to) this.release(held.oldObj, held.newObj);
       return;
     }
     write.written = to;
@@ -71,7 +72,7 @@ export class OwnWriteEchoes {
       if (write.written === undefined) {
         // In flight: only the update from the version it was sent against can be its echo.
         if (from !== write.read || write.held) return true;
-        write.held = newObj;
+        write.held = { oldObj, newObj };
         return false;
       }
       this.writes.delete(key);
@@ -81,7 +82,7 @@ export class OwnWriteEchoes {
       const key = objectKey(obj);
       const held = this.writes.get(key)?.held;
       this.writes.delete(key);
-      if (held) this.release(held);
+      if (held) this.release(held.oldObj, held.newObj);
       return true;
     },
   };

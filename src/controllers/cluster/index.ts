@@ -79,9 +79,11 @@ export function registerClusterControllers(
     smOptions: options.smOptions ?? fromEnv.options,
     validation: options.validation ?? validationConfigFromEnv(process.env),
     startedAt: ctx.now().getTime(),
-    // A held status update that was not the pass's own write wakes what the ACI watch would have.
-    echoes: new OwnWriteEchoes((aci) => {
-      for (const key of cdKeysOfAci(ctx, aci as never)) cdController?.enqueue(key);
+    // A held update that was not the pass's own write wakes what the ACI watch would have: the
+    // ClusterDeployments of both versions (a spec change may have moved the ACI to another).
+    echoes: new OwnWriteEchoes((oldAci, newAci) => {
+      const keys = new Set([...cdKeysOfAci(ctx, oldAci as never), ...cdKeysOfAci(ctx, newAci as never)]);
+      for (const key of keys) cdController?.enqueue(key);
     }),
     enqueue: (key) => cdController?.enqueue(key),
   };

@@ -8,7 +8,9 @@ const v = (rv: string, name = 'a'): KubeObject => ({
 
 function tracker() {
   const released: string[] = [];
-  const echoes = new OwnWriteEchoes((o) => released.push(`${o.metadata.name}@${o.metadata.resourceVersion}`));
+  const echoes = new OwnWriteEchoes((o, n) =>
+    released.push(`${n.metadata.name}@${o.metadata.resourceVersion}→${n.metadata.resourceVersion}`),
+  );
   return { echoes, released, update: (o: KubeObject, n: KubeObject) => echoes.predicate.update!(o, n) };
 }
 
@@ -46,7 +48,7 @@ describe('OwnWriteEchoes', () => {
       early: true,
       result: undefined,
       passes: false,
-      released: ['a@6'],
+      released: ['a@5→6'],
     },
     {
       name: 'another writer, from a version the write did not read',
@@ -119,9 +121,9 @@ describe('OwnWriteEchoes', () => {
     const ticket = echoes.begin(v('5'));
     expect(echoes.predicate.update!(v('5'), v('6'))).toBe(false);
     expect(echoes.predicate.delete!(v('6'))).toBe(true);
-    expect(released).toEqual(['a@6']);
+    expect(released).toEqual(['a@5→6']);
     ticket?.settle(v('6'));
-    expect(released).toEqual(['a@6']);
+    expect(released).toEqual(['a@5→6']);
     expect(echoes.size).toBe(0);
   });
 
@@ -130,9 +132,9 @@ describe('OwnWriteEchoes', () => {
     const first = echoes.begin(v('5'));
     expect(update(v('5'), v('6'))).toBe(false);
     echoes.begin(v('6'))?.settle(v('7'));
-    expect(released).toEqual(['a@6']);
+    expect(released).toEqual(['a@5→6']);
     first?.settle(v('6'));
-    expect(released).toEqual(['a@6']);
+    expect(released).toEqual(['a@5→6']);
     expect(update(v('6'), v('7'))).toBe(false);
   });
 
