@@ -58,7 +58,7 @@ export {
   TerminalError,
 } from './controller.ts';
 export { Discovery } from './discovery.ts';
-export { type EchoTicket, OwnWriteEchoes } from './echoes.ts';
+export { OwnWriteEchoes } from './echoes.ts';
 export { EventRecorder, type EventType } from './events.ts';
 export {
   addFinalizer,

@@ -463,14 +463,13 @@ async function writeAciStatus(
     ...(plan.specSyncError ? { specSyncError: plan.specSyncError } : {}),
   };
   let reissueInMs: number | undefined;
-  const previousBackend = JSON.stringify(plan.baseline.status?.backend);
   const written = await updateStatus(
     ctx.client,
     AGENT_CLUSTER_INSTALL,
     aci,
     (current) => {
       // Another writer (the REST backend) changed the record we computed from: recompute from scratch.
-      if (plan.cluster && JSON.stringify(current.status?.backend) !== previousBackend) {
+      if (plan.cluster && !jsonEqual(current.status?.backend, plan.baseline.status?.backend)) {
         throw new StaleClusterRecordError();
       }
       const out = computeAciStatus(ctx, { ...input, aci: current });
