@@ -3,10 +3,11 @@
 import type { Agent, InfraEnv } from '../../api/index.ts';
 import { INFRAENV_LABEL } from '../../api/index.ts';
 import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
+import { keyOf } from '../../runtime/index.ts';
 import type { OperatorContext } from '../context.ts';
 import type { AgentCluster, HostRuntimeFacts } from '../index.ts';
 import { AGENT } from '../resources.ts';
-import { type AciReading, clusterView, infraEnvView } from '../views.ts';
+import { type AciReading, aciFor, clusterView, infraEnvView } from '../views.ts';
 import { ownerInfraEnvUid } from './access.ts';
 import type { HostMemory } from './memory.ts';
 
@@ -111,6 +112,26 @@ export async function clusterRecordById(
   const cd = ctx.clusterDeploymentById(clusterId);
   if (!cd) return undefined;
   return (await clusterView(ctx, cd, reading)).result?.cluster;
+}
+
+/**
+ * The cluster record a host's poll chooses steps from: clusterRecordById's, reused within a short
+ * window while the cluster's cached objects are unchanged (poll-clusters.ts).
+ */
+export function clusterRecordForPoll(
+  ctx: OperatorContext,
+  memory: HostMemory,
+  clusterId: string | null | undefined,
+): Promise<AgentCluster | undefined> {
+  const cd = clusterId ? ctx.clusterDeploymentById(clusterId) : undefined;
+  if (!cd) return Promise.resolve(undefined);
+  const aci = aciFor(ctx, cd);
+  const imageSetName = aci?.spec.imageSetRef?.name;
+  const imageSet = imageSetName ? ctx.informers.clusterImageSets.get(undefined, imageSetName) : undefined;
+  const agents = ctx.agentsOfCluster(keyOf(cd.metadata.namespace, cd.metadata.name ?? ''));
+  return memory.pollClusters.record(clusterId as string, [cd, aci, imageSet, ...agents], async () => {
+    return (await clusterView(ctx, cd)).result?.cluster;
+  });
 }
 
 export function infraEnvRecordOf(ctx: OperatorContext, infraEnv: InfraEnv): Promise<InfraEnvRecord> {

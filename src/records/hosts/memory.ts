@@ -17,7 +17,8 @@ import type { NtpSource } from '../../core/model.ts';
 import type { SmEvent } from '../../core/statemachine/index.ts';
 import { optionsFromEnv, resolveOptions, type StateMachineOptions } from '../../core/statemachine/index.ts';
 import type { OperatorContext } from '../context.ts';
-import type { HostRuntimeFacts } from '../index.ts';
+import type { AgentCluster, HostRuntimeFacts } from '../index.ts';
+import { PollClusterRecords } from './poll-clusters.ts';
 
 export const WARM_UP_MS = 3 * 60_000;
 
@@ -190,6 +191,8 @@ export class HostMemory {
   settleNewAgent: SettleNewAgent | undefined;
   readonly warmUp: WarmUp;
   readonly smOptions: StateMachineOptions;
+  /** The cluster records host polls reuse (poll-clusters.ts). */
+  readonly pollClusters = new PollClusterRecords<AgentCluster | undefined>();
 
   constructor(startedAt: number, env: Readonly<Record<string, string | undefined>>) {
     this.warmUp = new WarmUp(startedAt);

@@ -5,7 +5,7 @@
 import type { Agent, InfraEnv } from '../../api/index.ts';
 import { type NextStepsResult, nextStepsDetailed, type StepsOptions } from '../../core/steps/index.ts';
 import { referencedFacts } from '../../records/agents/references.ts';
-import { clusterRecordById, hostFacts, infraEnvRecordOf } from '../../records/hosts/lookup.ts';
+import { clusterRecordForPoll, hostFacts, infraEnvRecordOf } from '../../records/hosts/lookup.ts';
 import type { PendingHostUpdate } from '../../records/hosts/memory.ts';
 import { type AgentHost, agentToHost } from '../../records/index.ts';
 import { type CallContext, fail, ok } from '../api/backend.ts';
@@ -38,7 +38,7 @@ export async function getNextSteps(s: HostScope, found: FoundHost, input: NextSt
   // at registration (the discovery image's) would ask an upgraded runner to upgrade forever.
   const version = call.agentVersionHeader;
   const host = version ? { ...recorded, discovery_agent_version: version } : recorded;
-  const cluster = await clusterRecordById(ctx, host.cluster_id);
+  const cluster = await clusterRecordForPoll(ctx, memory, host.cluster_id);
   const options = await stepsOptionsForHost(s, agent, infraEnv, host);
   const result = nextStepsDetailed(host, cluster, await infraEnvRecordOf(ctx, infraEnv), {
     now,

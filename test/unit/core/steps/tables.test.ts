@@ -308,3 +308,28 @@ describe('upgrade-agent', () => {
     expect(run(undefined)).toBe(true);
   });
 });
+
+/** Freezes `o` and everything it holds. */
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
+}
+
+// Host polls share one cluster record between them (records/hosts/poll-clusters.ts): choosing a
+// host's steps must only read it. A write to a frozen object throws in strict mode.
+describe('steps only read the cluster record', () => {
+  it.each([
+    ...DAY1.map((r) => ['day1', r[0]] as const),
+    ...DAY2.map((r) => ['day2', r[0]] as const),
+    ...POOL.map((r) => ['pool', r[0]] as const),
+  ])('%s %s on a frozen cluster', (table, status) => {
+    const { host, cluster, infraEnv } = FIXTURES[table](status);
+    const before = JSON.stringify(cluster);
+    const result = nextStepsDetailed(host, deepFreeze(cluster), infraEnv, ctx());
+    expect(result.errors).toEqual([]);
+    expect(JSON.stringify(cluster)).toBe(before);
+  });
+});

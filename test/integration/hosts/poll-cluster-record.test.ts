@@ -1,0 +1,160 @@
+// Host polls reuse their cluster's record (issue 16 item 4; src/records/hosts/poll-clusters.ts):
+// built from every host of the cluster, it cost each poll O(n) in a cluster of n hosts. Against
+// the real API server: polls with nothing changed share one build per window, a poll after another
+// host's inventory probes that host, and a record is rebuilt as soon as an Agent of the cluster
+// changes in the cache, inside the window.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent, ClusterDeployment, InfraEnv } from '../../../src/api/index.ts';
+import { clusterRecordForPoll } from '../../../src/records/hosts/lookup.ts';
+import { hostMemory } from '../../../src/records/hosts/memory.ts';
+import { POLL_CLUSTER_RECORD_MAX_AGE_MS } from '../../../src/records/hosts/poll-clusters.ts';
+import type { AgentCluster } from '../../../src/records/index.ts';
+import { AGENT, INFRA_ENV } from '../../../src/records/resources.ts';
+import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
+import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
+import {
+  clusterDeploymentObject,
+  createCluster,
+  createImageSet,
+  createPullSecret,
+  eventuallyAci,
+  snoAciObject,
+} from '../cluster/harness.ts';
+import { adminClient, call, inventory } from './helpers.ts';
+
+const client = adminClient();
+let op: TestOperator;
+let ns: string;
+let cdName: string;
+let ie: InfraEnv;
+let token: string;
+let base: string;
+/** Calls of the build a poll could not avoid. */
+let builds = 0;
+const hosts: { a: string; b: string } = { a: '', b: '' };
+
+beforeAll(async () => {
+  ns = await newNamespace('pollrec');
+  op = await startTestOperator({ namespace: ns });
+  await createPullSecret(client, ns);
+  cdName = uniqueName('c');
+  await createCluster(
+    client,
+    clusterDeploymentObject(ns, cdName),
+    snoAciObject(ns, cdName, await createImageSet(client), {
+      provisionRequirements: { controlPlaneAgents: 3 },
+    }),
+  );
+  ie = await client.create<InfraEnv>(INFRA_ENV, {
+    apiVersion: 'agent-install.openshift.io/v1beta1',
+    kind: 'InfraEnv',
+    metadata: { name: cdName, namespace: ns },
+    spec: { clusterRef: { name: cdName, namespace: ns }, pullSecretRef: { name: 'pull-secret' } },
+  } as InfraEnv);
+  await eventuallyAci(client, ns, cdName, (a) => !!a.status?.backend?.clusterID, 'cluster registered');
+  await eventually(async () => op.ctx.infraEnvById(ie.metadata.uid ?? ''), { what: 'InfraEnv in cache' });
+  token = op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' });
+  base = `/v2/infra-envs/${ie.metadata.uid}/hosts`;
+  const records = hostMemory(op.ctx).pollClusters;
+  const record = records.record.bind(records);
+  records.record = (key: string, parts: readonly unknown[], build: () => Promise<AgentCluster | undefined>) =>
+    record(key, parts, () => {
+      builds++;
+      return build();
+    });
+});
+
+afterAll(async () => {
+  await op?.stop();
+  await client.close();
+});
+
+async function register(): Promise<string> {
+  const hostId = randomUUID();
+  const body = { host_id: hostId, discovery_agent_version: op.ctx.settings.agentImage };
+  expect((await call(op.baseUrl, 'POST', base, { token, body })).status).toBe(201);
+  return hostId;
+}
+
+async function postInventory(hostId: string, hostname: string, mac: string): Promise<void> {
+  const body = {
+    step_type: 'inventory',
+    step_id: 'inventory-1',
+    exit_code: 0,
+    output: inventory(hostname, mac),
+  };
+  const reply = await call(op.baseUrl, 'POST', `${base}/${hostId}/instructions`, { token, body });
+  expect(reply.status, reply.text).toBeLessThan(300);
+}
+
+/** Waits until the operator's cache holds the Agent past discovery (its peers can probe it). */
+async function discovered(hostId: string): Promise<Agent> {
+  return eventually(
+    async () => {
+      const a = op.ctx.informers.agents.get(ns, hostId);
+      const state = a?.status?.debugInfo?.state;
+      return a?.status?.inventory && state && state !== 'discovering' ? a : undefined;
+    },
+    { what: `Agent ${hostId} discovered in the cache`, timeoutMs: 30_000 },
+  );
+}
+
+async function poll(hostId: string): Promise<{ step_type: string; args?: string[] }[]> {
+  const reply = await call(op.baseUrl, 'GET', `${base}/${hostId}/instructions`, { token });
+  expect(reply.status, reply.text).toBe(200);
+  return (reply.body as { instructions: { step_type: string; args?: string[] }[] }).instructions;
+}
+
+describe('host polls and their cluster record', () => {
+  it('polls with nothing changed share a build; after another host has an inventory they probe it', async () => {
+    hosts.a = await register();
+    hosts.b = await register();
+    await postInventory(hosts.a, 'host-a', '52:54:00:00:0a:01');
+    await discovered(hosts.a);
+
+    const polls = 30;
+    const before = builds;
+    const started = performance.now();
+    for (let i = 0; i < polls; i++) {
+      // B has no inventory yet: nobody to probe.
+      expect((await poll(hosts.a)).map((s) => s.step_type)).not.toContain('connectivity-check');
+    }
+    const windows = Math.ceil((performance.now() - started) / POLL_CLUSTER_RECORD_MAX_AGE_MS);
+    expect(builds - before).toBeGreaterThanOrEqual(1);
+    expect(builds - before).toBeLessThanOrEqual(windows + 1);
+    expect(builds - before).toBeLessThan(polls);
+
+    await postInventory(hosts.b, 'host-b', '52:54:00:00:0b:01');
+    await discovered(hosts.b);
+    const steps = await poll(hosts.a);
+    const check = steps.find((s) => s.step_type === 'connectivity-check');
+    expect(check, JSON.stringify(steps.map((s) => s.step_type))).toBeDefined();
+    expect(JSON.stringify(check?.args)).toContain(hosts.b);
+  });
+
+  it('a record is rebuilt as soon as an Agent of the cluster changes in the cache, inside the window', async () => {
+    const cd = op.ctx.informers.clusterDeployments.get(ns, cdName) as ClusterDeployment;
+    const clusterId = cd.metadata.uid ?? '';
+    const memory = hostMemory(op.ctx);
+    await eventually(async () => op.ctx.mgr.busyControllers(2_000).length === 0 || undefined, {
+      what: 'operator settled',
+    });
+    const first = await clusterRecordForPoll(op.ctx, memory, clusterId);
+    expect(first?.hosts.find((h) => h.id === hosts.b)?.requested_hostname).not.toBe('renamed-b');
+
+    // A user renames B: B's Agent changes; the cluster's status need not.
+    const aci = op.ctx.aciOfCluster(`${ns}/${cdName}`);
+    const renamedAt = performance.now();
+    await client.patch(AGENT, hosts.b, ns, 'merge', { spec: { hostname: 'renamed-b' } });
+    await eventually(
+      async () => op.ctx.informers.agents.get(ns, hosts.b)?.spec.hostname === 'renamed-b' || undefined,
+      { what: 'the rename in the cache' },
+    );
+    const second = await clusterRecordForPoll(op.ctx, memory, clusterId);
+    expect(second?.hosts.find((h) => h.id === hosts.b)?.requested_hostname).toBe('renamed-b');
+    // The record came from comparing the Agents only if neither the window ran out nor the ACI changed.
+    expect.soft(performance.now() - renamedAt).toBeLessThan(POLL_CLUSTER_RECORD_MAX_AGE_MS);
+    expect.soft(op.ctx.aciOfCluster(`${ns}/${cdName}`)).toBe(aci);
+  });
+});

@@ -1,0 +1,94 @@
+// Host polls reuse their cluster's record (issue 16 item 4): in a cluster of n hosts each poll
+// built the record from all n, O(n²) for the cluster's polls. The record is reused while the cached
+// objects it came from are the same ones and it is younger than the window; anything else rebuilds.
+import { describe, expect, it } from 'vitest';
+import { PollClusterRecords } from '../../../../src/records/hosts/poll-clusters.ts';
+
+function harness(opts: { maxAgeMs?: number; maxEntries?: number } = {}) {
+  const clock = { now: 0 };
+  const records = new PollClusterRecords<string>({ ...opts, now: () => clock.now });
+  let builds = 0;
+  const build = (tag: string) => async () => {
+    builds++;
+    return `${tag}#${builds}`;
+  };
+  return { clock, records, build, builds: () => builds };
+}
+
+describe('PollClusterRecords', () => {
+  const cd = { name: 'cd' };
+  const aci = { name: 'aci' };
+  const a1 = { name: 'a1' };
+  const a2 = { name: 'a2' };
+
+  it('1,000 polls within the window with the same objects build once', async () => {
+    const h = harness({ maxAgeMs: 1000 });
+    const seen = new Set<string>();
+    for (let i = 0; i < 1000; i++) {
+      h.clock.now = i * 0.9;
+      seen.add(await h.records.record('c1', [cd, aci, a1, a2], h.build('c1')));
+    }
+    expect(h.builds()).toBe(1);
+    expect([...seen]).toEqual(['c1#1']);
+  });
+
+  it.each([
+    ['an Agent changed (a new object)', [cd, aci, { name: 'a1' }, a2]],
+    ['an Agent joined', [cd, aci, a1, a2, { name: 'a3' }]],
+    ['an Agent left', [cd, aci, a1]],
+    ['the Agents in another order', [cd, aci, a2, a1]],
+    ['the ACI changed', [cd, { name: 'aci' }, a1, a2]],
+    ['the ACI went away', [cd, undefined, a1, a2]],
+  ])('rebuilds when %s', async (_what, parts) => {
+    const h = harness();
+    expect(await h.records.record('c1', [cd, aci, a1, a2], h.build('c1'))).toBe('c1#1');
+    expect(await h.records.record('c1', parts, h.build('c1'))).toBe('c1#2');
+    expect(h.builds()).toBe(2);
+  });
+
+  it('rebuilds once the window has passed, with nothing changed', async () => {
+    const h = harness({ maxAgeMs: 1000 });
+    await h.records.record('c1', [cd], h.build('c1'));
+    h.clock.now = 999;
+    expect(await h.records.record('c1', [cd], h.build('c1'))).toBe('c1#1');
+    h.clock.now = 1000;
+    expect(await h.records.record('c1', [cd], h.build('c1'))).toBe('c1#2');
+  });
+
+  it('keeps clusters apart', async () => {
+    const h = harness();
+    expect(await h.records.record('c1', [cd], h.build('c1'))).toBe('c1#1');
+    expect(await h.records.record('c2', [cd], h.build('c2'))).toBe('c2#2');
+    expect(await h.records.record('c1', [cd], h.build('c1'))).toBe('c1#1');
+  });
+
+  it('polls during a build share it; a failed build is not kept', async () => {
+    const h = harness();
+    let release: (v: string) => void = () => {};
+    const slow = () => new Promise<string>((r) => (release = r));
+    const first = h.records.record('c1', [cd], slow);
+    const second = h.records.record('c1', [cd], h.build('c1'));
+    release('slow');
+    expect(await first).toBe('slow');
+    expect(await second).toBe('slow');
+    expect(h.builds()).toBe(0);
+
+    const failing = h.records.record('c2', [cd], async () => {
+      throw new Error('no record');
+    });
+    await expect(failing).rejects.toThrow('no record');
+    expect(await h.records.record('c2', [cd], h.build('c2'))).toBe('c2#1');
+  });
+
+  it('holds only the clusters polled within the window, and at most maxEntries', async () => {
+    const h = harness({ maxAgeMs: 1000, maxEntries: 50 });
+    for (let i = 0; i < 200; i++) {
+      h.clock.now = i;
+      await h.records.record(`c${i}`, [cd], h.build('c'));
+    }
+    expect(h.records.size).toBeLessThanOrEqual(50);
+    h.clock.now = 5000;
+    await h.records.record('last', [cd], h.build('c'));
+    expect(h.records.size).toBe(1);
+  });
+});
