@@ -21,10 +21,10 @@ export const inventoryStep: StepBuilder = ({ host, options }) => {
 
 export const connectivityCheckStep: StepBuilder = ({ host, cluster, options }) => {
   if (!cluster) return fail('connectivity-check needs the host cluster');
-  const others = cluster.hosts.filter(
-    (h) => h.id !== host.id && h.status !== 'discovering' && h.status !== 'disconnected',
-  );
-  if (others.length === 0) return skip('no other hosts to probe');
+  const probed = (h: (typeof cluster.hosts)[number]) =>
+    h.id !== host.id && h.status !== 'discovering' && h.status !== 'disconnected';
+  // `some` stops at the first: a throttled poll in a large cluster walks no further.
+  if (!cluster.hosts.some(probed)) return skip('no other hosts to probe');
   if (
     cluster.hosts.length > CONNECTIVITY_THROTTLE_MIN_HOSTS &&
     options.admitConnectivityCheck &&
@@ -32,7 +32,7 @@ export const connectivityCheckStep: StepBuilder = ({ host, cluster, options }) =
   ) {
     return skip('connectivity checks throttled');
   }
-  const params = others.flatMap((other) => {
+  const params = cluster.hosts.filter(probed).flatMap((other) => {
     const nics = (other.inventory?.interfaces ?? []).flatMap((nic) => {
       const ips = [...(nic.ipv4_addresses ?? []), ...(nic.ipv6_addresses ?? [])].map(stripPrefix);
       return ips.length > 0 ? [{ name: nic.name ?? '', mac: nic.mac_address ?? '', ip_addresses: ips }] : [];

@@ -42,7 +42,8 @@ export class ConnectivityAdmission {
       state = { admitted: [], queue: new Map() };
       this.clusters.set(clusterId, state);
     }
-    this.expire(state, now);
+    this.expireAdmitted(state, now);
+    this.expireHead(state, now);
     const free = state.admitted.length < this.limit;
     const head = state.queue.keys().next().value;
     if (free && (head === undefined || head === hostId)) {
@@ -71,12 +72,28 @@ export class ConnectivityAdmission {
   }
 
   private expire(state: ClusterState, now: number): void {
+    this.expireAdmitted(state, now);
+    for (const [host, lastAsked] of state.queue) {
+      if (lastAsked <= now - 2 * this.windowMs) state.queue.delete(host);
+    }
+  }
+
+  private expireAdmitted(state: ClusterState, now: number): void {
     const since = now - this.windowMs;
     let drop = 0;
     while (drop < state.admitted.length && (state.admitted[drop] ?? 0) <= since) drop++;
     if (drop > 0) state.admitted.splice(0, drop);
+  }
+
+  /**
+   * Only the head of the line can block the others, so a poll drops stale hosts from the front
+   * alone: walking the whole line on every poll cost O(n) in a cluster of n hosts (issue 16).
+   * The rest go at the sweep.
+   */
+  private expireHead(state: ClusterState, now: number): void {
     for (const [host, lastAsked] of state.queue) {
-      if (lastAsked <= now - 2 * this.windowMs) state.queue.delete(host);
+      if (lastAsked > now - 2 * this.windowMs) return;
+      state.queue.delete(host);
     }
   }
 }

@@ -57,3 +57,35 @@ describe('ConnectivityAdmission', () => {
     expect(a.trackedClusters).toBe(0);
   });
 });
+
+describe('ConnectivityAdmission in a large cluster', () => {
+  it('a poll walks only the stale front of the line; the sweep clears the rest', () => {
+    const c = clock();
+    const a = new ConnectivityAdmission({ limit: 1, windowMs: 1000, now: c.now });
+    a.admit('c', 'first');
+    const hosts = Array.from({ length: 1000 }, (_, i) => `h${i}`);
+    for (const h of hosts) expect(a.admit('c', h)).toBe(false);
+    // h0 keeps asking; everyone behind it stops. A full walk per poll would read all 1,000.
+    let reads = 0;
+    const queue = (a as unknown as { clusters: Map<string, { queue: Map<string, number> }> }).clusters.get(
+      'c',
+    )!.queue;
+    const iterate = queue[Symbol.iterator].bind(queue);
+    (queue as { [Symbol.iterator]: () => Iterator<[string, number]> })[Symbol.iterator] = function* () {
+      for (const e of iterate()) {
+        reads++;
+        yield e;
+      }
+    };
+    c.advance(999);
+    expect(a.admit('c', 'h0')).toBe(false);
+    expect(reads).toBeLessThanOrEqual(1);
+    c.advance(1);
+    expect(a.admit('c', 'h0')).toBe(true);
+    // Two windows after they last asked, the others are gone at the next sweep (and so the cluster).
+    expect(queue.size).toBe(999);
+    c.advance(1000);
+    expect(a.trackedClusters).toBe(0);
+    expect(queue.size).toBe(0);
+  });
+});
