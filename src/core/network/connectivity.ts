@@ -2,7 +2,7 @@
 // address family (L3), the addresses every other host reached, and IP collisions.
 
 import type { Host } from '../model.ts';
-import { cidrContains, type IpFamily, parseCidr, tryParseIp } from './cidr.ts';
+import { cidrContains, type IpFamily, tryParseCidr, tryParseIp } from './cidr.ts';
 import { hostIps, inventoryNetworks } from './host-networks.ts';
 
 export interface Connectivity {
@@ -21,23 +21,55 @@ function indexById(hosts: Host[]): Map<string, number> {
   return new Map(hosts.map((h, i) => [h.id, i]));
 }
 
-/** L2: A reached some IP of B inside the CIDR by ARP/NDP; for IPv6 a successful ping there also counts. */
+/**
+ * L2: A reached some IP of B inside the CIDR by ARP/NDP; for IPv6 a successful ping there also counts.
+ * A report names each remote address once per check, so whether an address is in the CIDR is
+ * decided once per address (a 1,000-host full mesh is a million checks of a thousand addresses).
+ */
 function l2Reach(hosts: Host[], cidr: string): Reach {
   const ids = indexById(hosts);
-  const ipv6 = parseCidr(cidr).family === 'ipv6';
+  const net = tryParseCidr(cidr);
+  const ipv6 = net?.family === 'ipv6';
+  const inside = new Map<string, boolean>();
+  const inCidr = (ip: string | undefined): boolean => {
+    if (ip === undefined || !net) return false;
+    let known = inside.get(ip);
+    if (known === undefined) {
+      known = cidrContains(net, ip);
+      inside.set(ip, known);
+    }
+    return known;
+  };
+  const anyIn = (checks: readonly { successful?: boolean; remote_ip_address?: string }[] | undefined) => {
+    for (const c of checks ?? []) if (c.successful && inCidr(c.remote_ip_address)) return true;
+    return false;
+  };
   return hosts.map((h) => {
     const reached = new Set<number>();
     for (const rh of h.connectivity?.remote_hosts ?? []) {
       const to = ids.get(rh.host_id);
       if (to === undefined) continue;
-      const inCidr = (ip: string | undefined) => ip !== undefined && cidrContains(cidr, ip);
-      const ok =
-        (rh.l2_connectivity ?? []).some((c) => c.successful && inCidr(c.remote_ip_address)) ||
-        (ipv6 && (rh.l3_connectivity ?? []).some((c) => c.successful && inCidr(c.remote_ip_address)));
-      if (ok) reached.add(to);
+      if (anyIn(rh.l2_connectivity) || (ipv6 && anyIn(rh.l3_connectivity))) reached.add(to);
     }
     return reached;
   });
+}
+
+/** How many distinct addresses of `wanted` the successful checks reached. */
+function reachedCount(
+  checks: readonly { successful?: boolean; remote_ip_address?: string }[] | undefined,
+  wanted: ReadonlySet<string>,
+): number {
+  let first: string | undefined;
+  let found: Set<string> | undefined;
+  for (const c of checks ?? []) {
+    const ip = c.remote_ip_address;
+    if (!c.successful || !ip || !wanted.has(ip)) continue;
+    // One address is the usual case: count without a set until a second one shows up.
+    if (first === undefined) first = ip;
+    else if (ip !== first) (found ??= new Set([first])).add(ip);
+  }
+  return found ? found.size : first === undefined ? 0 : 1;
 }
 
 /** L3: A pinged *all* of B's addresses of the family (B must have at least one). */
@@ -50,12 +82,7 @@ function l3Reach(hosts: Host[], family: IpFamily): Reach {
       const to = ids.get(rh.host_id);
       const wanted = to === undefined ? undefined : addresses[to];
       if (to === undefined || !wanted || wanted.size === 0) continue;
-      const found = new Set(
-        (rh.l3_connectivity ?? [])
-          .filter((c) => c.successful && c.remote_ip_address && wanted.has(c.remote_ip_address))
-          .map((c) => c.remote_ip_address),
-      );
-      if (found.size === wanted.size) reached.add(to);
+      if (reachedCount(rh.l3_connectivity, wanted) === wanted.size) reached.add(to);
     }
     return reached;
   });
@@ -74,9 +101,11 @@ function lexLess(a: number[], b: number[]): boolean {
  * (Bron–Kerbosch with pivoting) — cluster sizes keep it cheap.
  */
 export function largestFullMesh(reach: Reach, minSize: number): number[] {
-  const adj: Set<number>[] = reach.map(
-    (_, i) => new Set([...(reach[i] as Set<number>)].filter((j) => j !== i && reach[j]?.has(i))),
-  );
+  const adj: Set<number>[] = reach.map((out, i) => {
+    const mutual = new Set<number>();
+    for (const j of out) if (j !== i && reach[j]?.has(i)) mutual.add(j);
+    return mutual;
+  });
   const candidates = meshCandidates(adj, minSize);
   let best: number[] = [];
   const visit = (r: number[], p: number[], x: number[]) => {
@@ -151,15 +180,19 @@ export function gatherL3ConnectedAddresses(hosts: Host[]): Record<string, string
   for (const h of hosts) {
     for (const rh of h.connectivity?.remote_hosts ?? []) {
       if (rh.host_id === h.id) continue;
-      const reached = new Set(
-        (rh.l3_connectivity ?? [])
-          .filter((c) => c.successful && c.remote_ip_address)
-          .map((c) => c.remote_ip_address as string),
-      );
-      if (reached.size === 0) continue;
-      const m = counts.get(rh.host_id) ?? new Map<string, number>();
-      counts.set(rh.host_id, m);
-      for (const a of reached) m.set(a, (m.get(a) ?? 0) + 1);
+      let m: Map<string, number> | undefined;
+      // Each address counts once per reporting host, however many checks name it.
+      let counted: Set<string> | undefined;
+      for (const c of rh.l3_connectivity ?? []) {
+        const a = c.remote_ip_address;
+        if (!c.successful || !a || counted?.has(a)) continue;
+        (counted ??= new Set()).add(a);
+        if (!m) {
+          m = counts.get(rh.host_id) ?? new Map<string, number>();
+          counts.set(rh.host_id, m);
+        }
+        m.set(a, (m.get(a) ?? 0) + 1);
+      }
     }
   }
   const out: Record<string, string[]> = {};
