@@ -10,6 +10,7 @@ import {
   agentByMac,
 } from '../src/records/indexes.ts';
 import { Store, WorkQueue } from '../src/runtime/index.ts';
+import { benchConnectivity } from './connectivity.ts';
 import { benchRoleSuggestion } from './roles.ts';
 
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 10_000);
@@ -154,3 +155,4 @@ await benchQueue();
 benchStore();
 benchProjection();
 benchRoleSuggestion(line);
+benchConnectivity(line);

@@ -4,6 +4,7 @@ import type { ArtifactGenerator } from '../../core/artifacts/index.ts';
 import type { StateMachineOptions } from '../../core/statemachine/index.ts';
 import type { ClusterValidationConfig } from '../../core/validations/index.ts';
 import type { OwnWriteEchoes } from '../../runtime/index.ts';
+import type { ConnectivityPacing } from './connectivity-pacing.ts';
 import type { ClusterEventSink } from './events.ts';
 import type { PreparationJobs } from './preparation.ts';
 
@@ -19,6 +20,8 @@ export interface ClusterControllerDeps {
   startedAt: number;
   /** The AgentClusterInstall status writes whose watch events need not wake the cluster again. */
   echoes: OwnWriteEchoes;
+  /** Paces the connectivity majority groups of large clusters (connectivity-pacing.ts). */
+  connectivity: ConnectivityPacing;
   /** Reconcile a ClusterDeployment (`ns/name`) again. */
   enqueue: (cdKey: string) => void;
 }

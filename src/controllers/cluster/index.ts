@@ -25,6 +25,7 @@ import {
 } from '../../records/resources.ts';
 import { type Controller, keyOf, OwnWriteEchoes, updateWhen } from '../../runtime/index.ts';
 import { reconcileAgentClusterInstall } from './aci-check.ts';
+import { ConnectivityPacing } from './connectivity-pacing.ts';
 import type { ClusterControllerDeps } from './deps.ts';
 import { type ClusterEventSink, operatorEventSink } from './events.ts';
 import { PreparationJobs, selectArtifactGenerator } from './preparation.ts';
@@ -86,6 +87,7 @@ export function registerClusterControllers(
       for (const key of keys) cdController?.enqueue(key);
     }),
     enqueue: (key) => cdController?.enqueue(key),
+    connectivity: new ConnectivityPacing(),
   };
   ctx.mgr.onShutdown(() => deps.jobs.drain());
   cdController = ctx.mgr

@@ -8,15 +8,10 @@
 import {
   type Cluster,
   copyValidations,
+  type Host,
   type ValidationResult,
   type ValidationsInfo,
 } from '../../core/model.ts';
-import {
-  computeConnectivity,
-  detectIpCollisions,
-  formatConnectivity,
-  formatIpCollisions,
-} from '../../core/network/connectivity.ts';
 import { autoAssignMachineNetworks } from '../../core/network/machine-network.ts';
 import {
   clusterNeedsMonitoring,
@@ -37,6 +32,7 @@ import {
 } from '../../core/statemachine/index.ts';
 import { type ClusterValidationConfig, validateCluster } from '../../core/validations/index.ts';
 import type { AgentCluster } from '../../records/index.ts';
+import { type ConnectivityResult, computedConnectivity } from './connectivity-pacing.ts';
 
 /** Cluster validations whose inputs are in-memory host facts (free addresses, clocks). */
 export const FACT_DEPENDENT_CLUSTER_VALIDATIONS: readonly string[] = [
@@ -62,6 +58,8 @@ export interface MonitorInput {
    * need them keep their stored results and connectivity groups are not recomputed.
    */
   hostFactsReady: (hostId: string) => boolean;
+  /** Majority groups and IP collisions of the hosts (default: computed now; the controller paces them). */
+  connectivityOf?: (hosts: Host[], minGroupSize: number) => ConnectivityResult;
 }
 
 export interface MonitorResult {
@@ -147,11 +145,9 @@ export function monitorCluster(input: MonitorInput): MonitorResult {
     }
     if (shouldComputeConnectivity(cluster) && warm) {
       const minGroup = isTwoNodesWithFencing(cluster) ? 2 : 3;
-      const groups = formatConnectivity(computeConnectivity(cluster.hosts, minGroup));
-      cluster = { ...cluster, connectivity_majority_groups: groups };
-      if (cluster.hosts.some((h) => h.connectivity)) {
-        cluster = { ...cluster, ip_collisions: formatIpCollisions(detectIpCollisions(cluster.hosts)) };
-      }
+      const c = (input.connectivityOf ?? computedConnectivity)(cluster.hosts, minGroup);
+      cluster = { ...cluster, connectivity_majority_groups: c.groups };
+      if (c.ipCollisions !== undefined) cluster = { ...cluster, ip_collisions: c.ipCollisions };
     }
     cluster = { ...cluster, schedulable_masters_forced_true: schedulableMastersForcedTrue(cluster) };
 

@@ -273,6 +273,8 @@ function monitorPhase(input: SyncInput, cluster: AgentCluster): PhaseDecision {
   const { ctx, deps, aci, now } = input;
   const factsSince = deps.startedAt;
   const warmUpOver = now.getTime() - factsSince >= WARM_UP_MS;
+  // Set when the connectivity groups are older than their inputs (connectivity-pacing.ts).
+  let connectivityDueInMs: number | undefined;
   const monitored = monitorCluster({
     cluster,
     now,
@@ -281,14 +283,24 @@ function monitorPhase(input: SyncInput, cluster: AgentCluster): PhaseDecision {
     installed: isClusterInstalled(input.cd, aci),
     specMachineNetworks: (aci.spec.networking.machineNetwork ?? []).length > 0,
     hostFactsReady: (id) => warmUpOver || ctx.facts.entry(id) !== undefined,
+    connectivityOf: (hosts, minGroupSize) => {
+      const paced = deps.connectivity.of(cluster.id, hosts, minGroupSize);
+      connectivityDueInMs = paced.dueInMs;
+      return paced.result;
+    },
   });
   for (const e of monitored.errors) input.log.debug({ reason: e }, 'cluster monitor');
   const warm = warmUpOver || monitored.cluster.hosts.every((h) => ctx.facts.entry(h.id) !== undefined);
+  const dues = [warm ? undefined : factsSince + WARM_UP_MS - now.getTime() + 1000, connectivityDueInMs];
+  const requeueAfterMs = dues.reduce<number | undefined>(
+    (a, b) => (b === undefined ? a : a === undefined ? b : Math.min(a, b)),
+    undefined,
+  );
   return {
     cluster: monitored.cluster,
     events: monitored.events,
     changedHostIds: monitored.changedHostIds,
-    requeueAfterMs: warm ? undefined : factsSince + WARM_UP_MS - now.getTime() + 1000,
+    requeueAfterMs,
   };
 }
 

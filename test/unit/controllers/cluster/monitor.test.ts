@@ -21,6 +21,25 @@ describe('monitorCluster', () => {
     expect(r.cluster.schedulable_masters_forced_true).toBe(true);
   });
 
+  it('stores the connectivity its caller gives (the controller paces the computation)', () => {
+    const given = {
+      groups: '{"majority_groups":{"IPv4":[]},"l3_connected_addresses":{}}',
+      ipCollisions: '{}',
+    };
+    const asked: number[] = [];
+    const r = monitorCluster({
+      ...base,
+      cluster: readySno(),
+      connectivityOf: (hosts, minGroupSize) => {
+        asked.push(hosts.length, minGroupSize);
+        return given;
+      },
+    });
+    expect(asked).toEqual([1, 3]);
+    expect(r.cluster.connectivity_majority_groups).toBe(given.groups);
+    expect(r.cluster.ip_collisions).toBe('{}');
+  });
+
   it('turns an installed day-1 cluster into an adding-hosts cluster only once it is regarded installed', () => {
     const installed = readySno({ status: 'installed', status_info: 'Cluster is installed' });
     expect(monitorCluster({ ...base, cluster: installed }).cluster.status).toBe('installed');

@@ -1,0 +1,68 @@
+// Connectivity majority groups of a cluster whose hosts all reach each other (every report names
+// every other host): the O(n²) computation the cluster monitor runs, and the share of a core it may
+// take when reports keep changing, paced as src/controllers/cluster/connectivity-pacing.ts paces it.
+import { performance } from 'node:perf_hooks';
+import {
+  computedConnectivity,
+  MAX_SPACING_MS,
+  PACE_FACTOR,
+} from '../src/controllers/cluster/connectivity-pacing.ts';
+import type { Host } from '../src/core/model.ts';
+
+function fullMesh(n: number): Host[] {
+  const ip = (i: number) => `10.0.${Math.floor(i / 250)}.${(i % 250) + 1}`;
+  const mac = (i: number) =>
+    `52:54:00:00:${(i >> 8).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`;
+  const ids = Array.from(
+    { length: n },
+    (_, i) => `00000000-0000-4000-8000-${i.toString().padStart(12, '0')}`,
+  );
+  return ids.map((id, i) => ({
+    id,
+    status: 'known',
+    inventory: {
+      interfaces: [
+        { name: 'eth0', mac_address: mac(i), ipv4_addresses: [`${ip(i)}/16`], ipv6_addresses: [] },
+      ],
+    },
+    connectivity: {
+      remote_hosts: ids.flatMap((other, k) =>
+        k === i
+          ? []
+          : [
+              {
+                host_id: other,
+                l2_connectivity: [
+                  { outgoing_nic: 'eth0', remote_ip_address: ip(k), remote_mac: mac(k), successful: true },
+                ],
+                l3_connectivity: [
+                  { outgoing_nic: 'eth0', remote_ip_address: ip(k), successful: true, average_rtt_ms: 0.1 },
+                ],
+              },
+            ],
+      ),
+    },
+  })) as unknown as Host[];
+}
+
+export function benchConnectivity(
+  line: (name: string, value: string) => void,
+  sizes = [100, 300, 1000],
+): void {
+  for (const n of sizes) {
+    const hosts = fullMesh(n);
+    const times: number[] = [];
+    for (let r = 0; r < 5; r++) {
+      const t = performance.now();
+      computedConnectivity(hosts, 3);
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    const median = times[2] as number;
+    const spacing = Math.min(MAX_SPACING_MS, median * PACE_FACTOR);
+    line(
+      `connectivity groups, ${n}-host full mesh`,
+      `${median.toFixed(1)} ms median (min ${(times[0] as number).toFixed(1)}); paced: at most every ${(spacing / 1000).toFixed(1)} s = ${((100 * median) / spacing).toFixed(1)} % of a core`,
+    );
+  }
+}
