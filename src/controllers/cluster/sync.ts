@@ -78,8 +78,16 @@ export class StaleClusterRecordError extends Error {
   }
 }
 
+/** Per cached Agent object (replaced on change): each pass of a large cluster asks of every host. */
+const specSyncFalse = new WeakMap<Agent, boolean>();
+
 function hasSpecSyncFalse(agent: Agent): boolean {
-  return agent.status?.conditions?.some((c) => c.type === 'SpecSynced' && c.status === 'False') ?? false;
+  let known = specSyncFalse.get(agent);
+  if (known === undefined) {
+    known = agent.status?.conditions?.some((c) => c.type === 'SpecSynced' && c.status === 'False') ?? false;
+    specSyncFalse.set(agent, known);
+  }
+  return known;
 }
 
 function minDelay(...values: (number | undefined)[]): number | undefined {
