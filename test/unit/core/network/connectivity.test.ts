@@ -14,6 +14,15 @@ import {
 } from '../../../../src/core/network/connectivity.ts';
 import { hostWithAddresses } from './fixtures.ts';
 
+/** A seeded linear congruential generator: the same sequence for the same seed. */
+function lcg(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s;
+  };
+}
+
 /** Hosts h<i> with address 10.0.0.<i>/24 (and fd00::<i>/64); `links` lists directed reachability. */
 function mesh(
   n: number,
@@ -95,11 +104,7 @@ describe('largestFullMesh', () => {
   });
   it('property: with a minimum size, the smallest-indexed largest mesh or none (exhaustive check)', () => {
     const seed = 20261127;
-    let s = seed;
-    const next = () => {
-      s = (s * 1664525 + 1013904223) >>> 0;
-      return s;
-    };
+    const next = lcg(seed);
     for (let round = 0; round < 200; round++) {
       const n = next() % 10;
       const density = 10 + (next() % 85);
@@ -271,11 +276,7 @@ describe('IP collisions', () => {
 // check against the straightforward reading of core.md §6.6 on seeded random clusters.
 describe('computeConnectivity against a plain reading of §6.6', () => {
   const seed = 20261127;
-  let s = seed;
-  const next = () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s;
-  };
+  const next = lcg(seed);
   const inCidr = (cidr: string, ip: string | undefined) => {
     if (!ip) return false;
     const [net, bits] = cidr.split('/');
