@@ -299,16 +299,14 @@ function monitorPhase(input: SyncInput, cluster: AgentCluster): PhaseDecision {
   });
   for (const e of monitored.errors) input.log.debug({ reason: e }, 'cluster monitor');
   const warm = warmUpOver || monitored.cluster.hosts.every((h) => ctx.facts.entry(h.id) !== undefined);
-  const dues = [warm ? undefined : factsSince + WARM_UP_MS - now.getTime() + 1000, connectivityDueInMs];
-  const requeueAfterMs = dues.reduce<number | undefined>(
-    (a, b) => (b === undefined ? a : a === undefined ? b : Math.min(a, b)),
-    undefined,
-  );
   return {
     cluster: monitored.cluster,
     events: monitored.events,
     changedHostIds: monitored.changedHostIds,
-    requeueAfterMs,
+    requeueAfterMs: minDelay(
+      warm ? undefined : factsSince + WARM_UP_MS - now.getTime() + 1000,
+      connectivityDueInMs,
+    ),
   };
 }
 
