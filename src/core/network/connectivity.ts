@@ -67,7 +67,10 @@ function reachedCount(
     if (!c.successful || !ip || !wanted.has(ip)) continue;
     // One address is the usual case: count without a set until a second one shows up.
     if (first === undefined) first = ip;
-    else if (ip !== first) (found ??= new Set([first])).add(ip);
+    else if (ip !== first) {
+      found ??= new Set([first]);
+      found.add(ip);
+    }
   }
   return found ? found.size : first === undefined ? 0 : 1;
 }
@@ -186,7 +189,8 @@ export function gatherL3ConnectedAddresses(hosts: Host[]): Record<string, string
       for (const c of rh.l3_connectivity ?? []) {
         const a = c.remote_ip_address;
         if (!c.successful || !a || counted?.has(a)) continue;
-        (counted ??= new Set()).add(a);
+        counted ??= new Set();
+        counted.add(a);
         if (!m) {
           m = counts.get(rh.host_id) ?? new Map<string, number>();
           counts.set(rh.host_id, m);
