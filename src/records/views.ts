@@ -1,7 +1,13 @@
 // Core records assembled from the caches: the one place that knows which objects make up a
 // cluster or an infra-env. The Agent reconciler, the ClusterDeployment reconciler and the REST
 // backend all build records through here, so they always agree.
-import type { AgentClusterInstall, ClusterDeployment, InfraEnv } from '../api/index.ts';
+import type {
+  Agent,
+  AgentClusterInstall,
+  ClusterDeployment,
+  ClusterImageSet,
+  InfraEnv,
+} from '../api/index.ts';
 import type { InfraEnv as InfraEnvRecord } from '../core/model.ts';
 import { keyOf, type LabelSelector, selectFromStore } from '../runtime/index.ts';
 import { aciAsAgentsRead } from './clusters/agents-view.ts';
@@ -55,27 +61,42 @@ async function clusterPullSecret(
 /** Which view of the ACI a record is built from: all of it, or what Agents read (agents-view.ts). */
 export type AciReading = 'full' | 'agents';
 
-/** Builds the cluster record of a ClusterDeployment from the caches (plus referenced Secrets). */
+/** The cached objects a ClusterDeployment's record is built from (besides referenced Secrets and ConfigMaps). */
+export interface ClusterObjects {
+  aci: AgentClusterInstall | undefined;
+  clusterImageSet: ClusterImageSet | undefined;
+  agents: Agent[];
+}
+
+export function clusterObjects(ctx: OperatorContext, cd: ClusterDeployment): ClusterObjects {
+  const aci = aciFor(ctx, cd);
+  const imageSetName = aci?.spec.imageSetRef?.name;
+  return {
+    aci,
+    clusterImageSet: imageSetName ? ctx.informers.clusterImageSets.get(undefined, imageSetName) : undefined,
+    agents: aci ? ctx.agentsOfCluster(keyOf(cd.metadata.namespace, cd.metadata.name ?? '')) : [],
+  };
+}
+
+/**
+ * Builds the cluster record of a ClusterDeployment from the caches (plus referenced Secrets);
+ * `objects` when the caller has already read them.
+ */
 export async function clusterView(
   ctx: OperatorContext,
   cd: ClusterDeployment,
   reading: AciReading = 'full',
+  objects: ClusterObjects = clusterObjects(ctx, cd),
 ): Promise<ClusterView> {
-  const found = aciFor(ctx, cd);
+  const { aci: found, clusterImageSet, agents } = objects;
   if (!found) return { cd, aci: found, result: undefined };
   const aci = reading === 'agents' ? aciAsAgentsRead(found) : found;
   const ns = cd.metadata.namespace ?? '';
-  const cdKey = keyOf(ns, cd.metadata.name ?? '');
-  const imageSetName = aci.spec.imageSetRef?.name;
-  const clusterImageSet = imageSetName
-    ? ctx.informers.clusterImageSets.get(undefined, imageSetName)
-    : undefined;
   const manifestConfigMaps: ManifestsConfigMap[] = [];
   for (const name of manifestsConfigMapNames(aci)) {
     const data = await readConfigMap(ctx, aci.metadata.namespace ?? ns, name);
     if (data) manifestConfigMaps.push({ name, data });
   }
-  const agents = ctx.agentsOfCluster(cdKey);
   const result = clusterFromResources({
     cd,
     aci,

@@ -1,6 +1,7 @@
 // The informer's in-memory cache: objects by key plus named secondary indexes, each a map from an
 // index value to the set of keys that produce it, so every lookup is O(1) plus the size of the answer.
 // Objects are shared with every reader: treat them as read-only and clone before changing them.
+import { sameItems } from '../util/same-items.ts';
 import { type KubeObject, objectKey } from './types.ts';
 
 /** Returns the index values an object is filed under (none, one or several). */
@@ -105,7 +106,7 @@ export class Store<T extends KubeObject = KubeObject> {
       const idx = this.indexes.get(name)!;
       const before = old ? fn(old) : [];
       const after = fn(obj);
-      if (sameValues(before, after)) continue;
+      if (sameItems(before, after)) continue;
       for (const v of before) removeFrom(idx, v, key);
       for (const v of after) addTo(idx, v, key);
     }
@@ -172,10 +173,4 @@ function removeFrom(idx: Map<string, Set<string>>, value: string, key: string): 
   keys.delete(key);
   // Drop empty buckets so an index over short-lived values (e.g. MACs) does not grow forever.
   if (keys.size === 0) idx.delete(value);
-}
-
-function sameValues(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

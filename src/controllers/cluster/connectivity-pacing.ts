@@ -16,6 +16,7 @@ import {
   formatConnectivity,
   formatIpCollisions,
 } from '../../core/network/connectivity.ts';
+import { sameItems } from '../../util/same-items.ts';
 
 export interface ConnectivityResult {
   groups: string;
@@ -45,6 +46,8 @@ interface Remembered {
   result: ConnectivityResult;
   at: number;
   tookMs: number;
+  /** Last asked for (a deleted cluster's result goes once it has not been asked for a while). */
+  seen: number;
 }
 
 export interface PacedConnectivity {
@@ -59,7 +62,7 @@ export interface ConnectivityPacingOptions {
 }
 
 export class ConnectivityPacing {
-  private readonly remembered = new Map<string, Remembered & { seen: number }>();
+  private readonly remembered = new Map<string, Remembered>();
   private readonly now: () => number;
   private readonly compute: (hosts: Host[], minGroupSize: number) => ConnectivityResult;
 
@@ -75,8 +78,11 @@ export class ConnectivityPacing {
     const parts = inputsOf(hosts, minGroupSize);
     const last = this.remembered.get(clusterId);
     if (last) {
+      // Last asked goes last: the map stays in that order, and forgetting reads it from the front.
       last.seen = now;
-      if (sameParts(last.parts, parts)) return { result: last.result };
+      this.remembered.delete(clusterId);
+      this.remembered.set(clusterId, last);
+      if (sameItems(last.parts, parts)) return { result: last.result };
       const due = last.at + Math.min(MAX_SPACING_MS, last.tookMs * PACE_FACTOR) - now;
       if (due > 0) return { result: last.result, dueInMs: Math.ceil(due) };
     }
@@ -94,8 +100,8 @@ export class ConnectivityPacing {
 
   private forget(now: number): void {
     for (const [id, r] of this.remembered) {
-      if (now - r.at < FORGET_AFTER_MS) break;
-      if (now - r.seen >= FORGET_AFTER_MS) this.remembered.delete(id);
+      if (now - r.seen < FORGET_AFTER_MS) break;
+      this.remembered.delete(id);
     }
   }
 }
@@ -105,10 +111,4 @@ function inputsOf(hosts: Host[], minGroupSize: number): unknown[] {
   const parts: unknown[] = [minGroupSize];
   for (const h of hosts) parts.push(h.id, h.connectivity, h.inventory);
   return parts;
-}
-
-function sameParts(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

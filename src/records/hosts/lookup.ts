@@ -3,11 +3,10 @@
 import type { Agent, InfraEnv } from '../../api/index.ts';
 import { INFRAENV_LABEL } from '../../api/index.ts';
 import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
-import { keyOf } from '../../runtime/index.ts';
 import type { OperatorContext } from '../context.ts';
 import type { AgentCluster, HostRuntimeFacts } from '../index.ts';
 import { AGENT } from '../resources.ts';
-import { type AciReading, aciFor, clusterView, infraEnvView } from '../views.ts';
+import { type AciReading, clusterObjects, clusterView, infraEnvView } from '../views.ts';
 import { ownerInfraEnvUid } from './access.ts';
 import type { HostMemory } from './memory.ts';
 
@@ -125,13 +124,13 @@ export function clusterRecordForPoll(
 ): Promise<AgentCluster | undefined> {
   const cd = clusterId ? ctx.clusterDeploymentById(clusterId) : undefined;
   if (!cd) return Promise.resolve(undefined);
-  const aci = aciFor(ctx, cd);
-  const imageSetName = aci?.spec.imageSetRef?.name;
-  const imageSet = imageSetName ? ctx.informers.clusterImageSets.get(undefined, imageSetName) : undefined;
-  const agents = ctx.agentsOfCluster(keyOf(cd.metadata.namespace, cd.metadata.name ?? ''));
-  return memory.pollClusters.record(clusterId as string, [cd, aci, imageSet, ...agents], async () => {
-    return (await clusterView(ctx, cd)).result?.cluster;
-  });
+  const objects = clusterObjects(ctx, cd);
+  const parts = [cd, objects.aci, objects.clusterImageSet, ...objects.agents];
+  return memory.pollClusters.record(
+    clusterId as string,
+    parts,
+    async () => (await clusterView(ctx, cd, 'full', objects)).result?.cluster,
+  );
 }
 
 export function infraEnvRecordOf(ctx: OperatorContext, infraEnv: InfraEnv): Promise<InfraEnvRecord> {

@@ -8,6 +8,7 @@
 // and the polling host's own record is always built fresh from its Agent and facts.
 
 import { performance } from 'node:perf_hooks';
+import { sameItems } from '../../util/same-items.ts';
 
 /** How long a poll may reuse a cluster record whose objects have not changed. */
 export const POLL_CLUSTER_RECORD_MAX_AGE_MS = 1000;
@@ -48,7 +49,7 @@ export class PollClusterRecords<R> {
     const now = this.now();
     this.expire(now);
     const hit = this.entries.get(key);
-    if (hit && now - hit.at < this.maxAgeMs && sameParts(hit.parts, parts)) return hit.record;
+    if (hit && now - hit.at < this.maxAgeMs && sameItems(hit.parts, parts)) return hit.record;
     const record = build();
     const entry: Entry<R> = { at: now, parts, record };
     // Re-inserted, so the map stays in build order and expiry reads it from the front.
@@ -72,10 +73,4 @@ export class PollClusterRecords<R> {
       this.entries.delete(key);
     }
   }
-}
-
-function sameParts(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

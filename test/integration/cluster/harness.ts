@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import type { Agent, AgentClusterInstall, ClusterDeployment } from '../../../src/api/index.ts';
+import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '../../../src/api/index.ts';
 import { LocalAuth, MemoryKeyStore } from '../../../src/auth/index.ts';
 import { registerClusterControllers } from '../../../src/controllers/cluster/index.ts';
 import type { ArtifactGenerator } from '../../../src/core/artifacts/index.ts';
@@ -28,6 +28,7 @@ import {
   AGENT_CLUSTER_INSTALL,
   CLUSTER_DEPLOYMENT,
   CLUSTER_IMAGE_SET,
+  INFRA_ENV,
   SECRET,
 } from '../../../src/records/resources.ts';
 import { type KubeClient, Manager, updateStatus } from '../../../src/runtime/index.ts';
@@ -206,6 +207,35 @@ export async function createCluster(
   const createdCd = await client.create(CLUSTER_DEPLOYMENT, cd);
   const createdAci = await client.create(AGENT_CLUSTER_INSTALL, aci);
   return { cd: createdCd, aci: createdAci };
+}
+
+/**
+ * A cluster named `name` (SNO unless `spec` says otherwise) with an InfraEnv of the same name bound
+ * to it, the pull Secret created if missing: returns once the cluster is registered and the
+ * operator's cache holds the InfraEnv, so hosts can register through it.
+ */
+export async function createRegisteredCluster(
+  client: KubeClient,
+  ctx: OperatorContext,
+  ns: string,
+  name: string,
+  spec: Partial<AgentClusterInstall['spec']> = {},
+): Promise<InfraEnv> {
+  if (!(await client.getIfExists(SECRET, 'pull-secret', ns))) await createPullSecret(client, ns);
+  await createCluster(
+    client,
+    clusterDeploymentObject(ns, name),
+    snoAciObject(ns, name, await createImageSet(client), spec),
+  );
+  const ie = await client.create<InfraEnv>(INFRA_ENV, {
+    apiVersion: 'agent-install.openshift.io/v1beta1',
+    kind: 'InfraEnv',
+    metadata: { name, namespace: ns },
+    spec: { clusterRef: { name, namespace: ns }, pullSecretRef: { name: 'pull-secret' } },
+  } as InfraEnv);
+  await eventuallyAci(client, ns, name, (a) => !!a.status?.backend?.clusterID, 'cluster registered');
+  await eventually(async () => ctx.infraEnvById(ie.metadata.uid ?? ''), { what: 'InfraEnv in cache' });
+  return ie;
 }
 
 export function getAci(client: KubeClient, ns: string, name: string): Promise<AgentClusterInstall> {

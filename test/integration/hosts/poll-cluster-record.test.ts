@@ -10,17 +10,10 @@ import { clusterRecordForPoll } from '../../../src/records/hosts/lookup.ts';
 import { hostMemory } from '../../../src/records/hosts/memory.ts';
 import { POLL_CLUSTER_RECORD_MAX_AGE_MS } from '../../../src/records/hosts/poll-clusters.ts';
 import type { AgentCluster } from '../../../src/records/index.ts';
-import { AGENT, INFRA_ENV } from '../../../src/records/resources.ts';
+import { AGENT } from '../../../src/records/resources.ts';
 import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
-import {
-  clusterDeploymentObject,
-  createCluster,
-  createImageSet,
-  createPullSecret,
-  eventuallyAci,
-  snoAciObject,
-} from '../cluster/harness.ts';
+import { createRegisteredCluster } from '../cluster/harness.ts';
 import { adminClient, call, inventory } from './helpers.ts';
 
 const client = adminClient();
@@ -37,23 +30,10 @@ const hosts: { a: string; b: string } = { a: '', b: '' };
 beforeAll(async () => {
   ns = await newNamespace('pollrec');
   op = await startTestOperator({ namespace: ns });
-  await createPullSecret(client, ns);
   cdName = uniqueName('c');
-  await createCluster(
-    client,
-    clusterDeploymentObject(ns, cdName),
-    snoAciObject(ns, cdName, await createImageSet(client), {
-      provisionRequirements: { controlPlaneAgents: 3 },
-    }),
-  );
-  ie = await client.create<InfraEnv>(INFRA_ENV, {
-    apiVersion: 'agent-install.openshift.io/v1beta1',
-    kind: 'InfraEnv',
-    metadata: { name: cdName, namespace: ns },
-    spec: { clusterRef: { name: cdName, namespace: ns }, pullSecretRef: { name: 'pull-secret' } },
-  } as InfraEnv);
-  await eventuallyAci(client, ns, cdName, (a) => !!a.status?.backend?.clusterID, 'cluster registered');
-  await eventually(async () => op.ctx.infraEnvById(ie.metadata.uid ?? ''), { what: 'InfraEnv in cache' });
+  ie = await createRegisteredCluster(client, op.ctx, ns, cdName, {
+    provisionRequirements: { controlPlaneAgents: 3 },
+  });
   token = op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' });
   base = `/v2/infra-envs/${ie.metadata.uid}/hosts`;
   const records = hostMemory(op.ctx).pollClusters;

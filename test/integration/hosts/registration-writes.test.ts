@@ -6,19 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, AgentClusterInstall, InfraEnv } from '../../../src/api/index.ts';
 import { operatorEventsFor } from '../../../src/records/events.ts';
-import { AGENT, AGENT_CLUSTER_INSTALL, INFRA_ENV, SECRET } from '../../../src/records/resources.ts';
+import { AGENT, AGENT_CLUSTER_INSTALL } from '../../../src/records/resources.ts';
 import { isConflict, type KubeClient } from '../../../src/runtime/index.ts';
 import { metricValue } from '../../../src/runtime/metrics.ts';
 import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
-import {
-  clusterDeploymentObject,
-  createCluster,
-  createImageSet,
-  createPullSecret,
-  eventuallyAci,
-  snoAciObject,
-} from '../cluster/harness.ts';
+import { createRegisteredCluster, eventuallyAci } from '../cluster/harness.ts';
 import { adminClient, call, inventory, waitForAgent } from './helpers.ts';
 
 const WRITE_VERBS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -80,21 +73,8 @@ async function settled(aciName: string, agentName?: string): Promise<boolean> {
 async function settledSnoCluster(
   spec: Partial<AgentClusterInstall['spec']> = {},
 ): Promise<{ name: string; ie: InfraEnv }> {
-  if (!(await client.getIfExists(SECRET, 'pull-secret', ns))) await createPullSecret(client, ns);
   const name = uniqueName('sno');
-  await createCluster(
-    client,
-    clusterDeploymentObject(ns, name),
-    snoAciObject(ns, name, await createImageSet(client), spec),
-  );
-  const ie = await client.create<InfraEnv>(INFRA_ENV, {
-    apiVersion: 'agent-install.openshift.io/v1beta1',
-    kind: 'InfraEnv',
-    metadata: { name, namespace: ns },
-    spec: { clusterRef: { name, namespace: ns }, pullSecretRef: { name: 'pull-secret' } },
-  } as InfraEnv);
-  await eventuallyAci(client, ns, name, (a) => !!a.status?.backend?.clusterID, 'cluster registered');
-  await eventually(async () => op.ctx.infraEnvById(ie.metadata.uid ?? ''), { what: 'InfraEnv in cache' });
+  const ie = await createRegisteredCluster(client, op.ctx, ns, name, spec);
   await eventually(async () => (await settled(name)) || undefined, { what: 'operator settled' });
   return { name, ie };
 }

@@ -86,6 +86,21 @@ describe('ConnectivityPacing', () => {
     expect(h.computed()).toBe(2);
   });
 
+  it('forgets a cluster not asked about for an hour (a deleted one), keeps one still asked about', () => {
+    const h = harness(20);
+    h.pacing.of('gone', hosts, 3);
+    h.pacing.of('kept', hosts, 3);
+    h.clock.now += 3_000_000;
+    h.pacing.of('kept', hosts, 3);
+    h.clock.now += 700_000;
+    h.pacing.of('other', hosts, 3);
+    expect(h.pacing.size).toBe(2);
+    // 'kept' was asked 700 s ago: still reused without computing.
+    const before = h.computed();
+    h.pacing.of('kept', hosts, 3);
+    expect(h.computed()).toBe(before);
+  });
+
   it('computes what the monitor stores: majority groups, and IP collisions once a host has a report', () => {
     expect(computedConnectivity([host('a'), host('b')], 3).ipCollisions).toBeUndefined();
     const withReport = computedConnectivity(hosts, 3);
