@@ -1,8 +1,9 @@
 // Connectivity-derived cluster data (core.md §6.6): majority groups per network (L2) and per
 // address family (L3), the addresses every other host reached, and IP collisions.
 
-import type { Host } from '../model.ts';
+import type { ConnectivityRemoteHost, Host } from '../model.ts';
 import { cidrContains, type IpFamily, tryParseCidr, tryParseIp } from './cidr.ts';
+import { BitRows, largestFullMesh } from './full-mesh.ts';
 import { hostIps, inventoryNetworks } from './host-networks.ts';
 
 export interface Connectivity {
@@ -10,15 +11,43 @@ export interface Connectivity {
   l3_connected_addresses: Record<string, string[]>;
 }
 
-/** Directed reachability: from → set of host indexes it reached. */
-type Reach = Set<number>[];
-
 function sortById(hosts: Host[]): Host[] {
   return [...hosts].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-function indexById(hosts: Host[]): Map<string, number> {
-  return new Map(hosts.map((h, i) => [h.id, i]));
+type Checks = readonly { successful?: boolean; remote_ip_address?: string }[] | undefined;
+
+/**
+ * Each host's report with its remote hosts resolved to indexes once per computation (-1: not in
+ * the cluster), shared by every group: a 1,000-host full mesh names a million remote hosts.
+ */
+interface ResolvedReport {
+  to: Int32Array;
+  remote: ConnectivityRemoteHost[];
+}
+
+function resolveReports(hosts: Host[]): ResolvedReport[] {
+  const ids = new Map(hosts.map((h, i) => [h.id, i]));
+  return hosts.map((h) => {
+    const remote = h.connectivity?.remote_hosts ?? [];
+    const to = new Int32Array(remote.length);
+    for (let k = 0; k < remote.length; k++)
+      to[k] = ids.get((remote[k] as ConnectivityRemoteHost).host_id) ?? -1;
+    return { remote, to };
+  });
+}
+
+/** Sets row `from` of the matrix for every remote host of the report that `reached` accepts. */
+function fillRow(
+  rows: BitRows,
+  from: number,
+  report: ResolvedReport,
+  reached: (rh: ConnectivityRemoteHost, to: number) => boolean,
+): void {
+  for (let k = 0; k < report.remote.length; k++) {
+    const to = report.to[k] as number;
+    if (to >= 0 && reached(report.remote[k] as ConnectivityRemoteHost, to)) rows.set(from, to);
+  }
 }
 
 /**
@@ -26,8 +55,7 @@ function indexById(hosts: Host[]): Map<string, number> {
  * A report names each remote address once per check, so whether an address is in the CIDR is
  * decided once per address (a 1,000-host full mesh is a million checks of a thousand addresses).
  */
-function l2Reach(hosts: Host[], cidr: string): Reach {
-  const ids = indexById(hosts);
+function l2Reach(reports: ResolvedReport[], cidr: string): BitRows {
   const net = tryParseCidr(cidr);
   const ipv6 = net?.family === 'ipv6';
   const inside = new Map<string, boolean>();
@@ -40,26 +68,19 @@ function l2Reach(hosts: Host[], cidr: string): Reach {
     }
     return known;
   };
-  const anyIn = (checks: readonly { successful?: boolean; remote_ip_address?: string }[] | undefined) => {
+  const anyIn = (checks: Checks) => {
     for (const c of checks ?? []) if (c.successful && inCidr(c.remote_ip_address)) return true;
     return false;
   };
-  return hosts.map((h) => {
-    const reached = new Set<number>();
-    for (const rh of h.connectivity?.remote_hosts ?? []) {
-      const to = ids.get(rh.host_id);
-      if (to === undefined) continue;
-      if (anyIn(rh.l2_connectivity) || (ipv6 && anyIn(rh.l3_connectivity))) reached.add(to);
-    }
-    return reached;
+  const rows = new BitRows(reports.length);
+  reports.forEach((report, from) => {
+    fillRow(rows, from, report, (rh) => anyIn(rh.l2_connectivity) || (ipv6 && anyIn(rh.l3_connectivity)));
   });
+  return rows;
 }
 
 /** How many distinct addresses of `wanted` the successful checks reached. */
-function reachedCount(
-  checks: readonly { successful?: boolean; remote_ip_address?: string }[] | undefined,
-  wanted: ReadonlySet<string>,
-): number {
+function reachedCount(checks: Checks, wanted: ReadonlySet<string>): number {
   let first: string | undefined;
   let found: Set<string> | undefined;
   for (const c of checks ?? []) {
@@ -76,129 +97,97 @@ function reachedCount(
 }
 
 /** L3: A pinged *all* of B's addresses of the family (B must have at least one). */
-function l3Reach(hosts: Host[], family: IpFamily): Reach {
-  const ids = indexById(hosts);
+function l3Reach(hosts: Host[], reports: ResolvedReport[], family: IpFamily): BitRows {
   const addresses = hosts.map((h) => (h.inventory ? new Set(hostIps(h, family)) : undefined));
-  return hosts.map((h) => {
-    const reached = new Set<number>();
-    for (const rh of h.connectivity?.remote_hosts ?? []) {
-      const to = ids.get(rh.host_id);
-      const wanted = to === undefined ? undefined : addresses[to];
-      if (to === undefined || !wanted || wanted.size === 0) continue;
-      if (reachedCount(rh.l3_connectivity, wanted) === wanted.size) reached.add(to);
-    }
-    return reached;
-  });
-}
-
-function lexLess(a: number[], b: number[]): boolean {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    if (a[i] !== b[i]) return (a[i] as number) < (b[i] as number);
-  }
-  return a.length < b.length;
-}
-
-/**
- * The largest full-mesh group (mutual reachability between every pair), at least `minSize` hosts;
- * ties go to the group with the smallest host indexes. An exact maximum-clique search
- * (Bron–Kerbosch with pivoting) — cluster sizes keep it cheap.
- */
-export function largestFullMesh(reach: Reach, minSize: number): number[] {
-  const adj: Set<number>[] = reach.map((out, i) => {
-    const mutual = new Set<number>();
-    for (const j of out) if (j !== i && reach[j]?.has(i)) mutual.add(j);
-    return mutual;
-  });
-  const candidates = meshCandidates(adj, minSize);
-  let best: number[] = [];
-  const visit = (r: number[], p: number[], x: number[]) => {
-    if (p.length === 0 && x.length === 0) {
-      const group = [...r].sort((a, b) => a - b);
-      if (group.length > best.length || (group.length === best.length && lexLess(group, best))) best = group;
-      return;
-    }
-    if (r.length + p.length < best.length) return;
-    const pivot = [...p, ...x].reduce((u, v) => (adj[v]!.size > adj[u]!.size ? v : u));
-    for (const v of p.filter((v) => !adj[pivot]!.has(v))) {
-      visit(
-        [...r, v],
-        p.filter((w) => adj[v]!.has(w)),
-        x.filter((w) => adj[v]!.has(w)),
+  const rows = new BitRows(hosts.length);
+  reports.forEach((report, from) => {
+    fillRow(rows, from, report, (rh, to) => {
+      const wanted = addresses[to];
+      return (
+        wanted !== undefined && wanted.size > 0 && reachedCount(rh.l3_connectivity, wanted) === wanted.size
       );
-      p = p.filter((w) => w !== v);
-      x = [...x, v];
-    }
-  };
-  if (candidates.length > 0) visit([], candidates, []);
-  return best.length >= minSize ? best : [];
-}
-
-/**
- * The hosts that can belong to a full mesh of at least `minSize`, in index order: what is left
- * after repeatedly dropping every host with fewer than `minSize - 1` mutual neighbours left (a
- * k-core), since a member of such a mesh has that many within it. Until the connectivity reports
- * arrive no host reaches any other, and the search would otherwise spend O(n²) on a cluster of n
- * hosts to find nothing, on every pass of the cluster monitor (issue 16: 42 % of the operator's
- * thread in the inventory wave of a 500-host cluster).
- */
-function meshCandidates(adj: readonly Set<number>[], minSize: number): number[] {
-  const need = minSize - 1;
-  const degree = Int32Array.from(adj, (s) => s.size);
-  const dropped = new Uint8Array(adj.length);
-  const stack: number[] = [];
-  for (let v = 0; v < adj.length; v++) {
-    if (degree[v]! < need) {
-      dropped[v] = 1;
-      stack.push(v);
-    }
-  }
-  for (let v = stack.pop(); v !== undefined; v = stack.pop()) {
-    for (const w of adj[v] as Set<number>) {
-      if (dropped[w] === 0 && --degree[w]! < need) {
-        dropped[w] = 1;
-        stack.push(w);
-      }
-    }
-  }
-  const kept: number[] = [];
-  for (let v = 0; v < adj.length; v++) if (dropped[v] === 0) kept.push(v);
-  return kept;
+    });
+  });
+  return rows;
 }
 
 /** Majority group of a network CIDR (L2). Hosts are ordered by id first. */
 export function l2MajorityGroup(hosts: Host[], cidr: string, minSize = 3): string[] {
   const sorted = sortById(hosts);
-  return largestFullMesh(l2Reach(sorted, cidr), minSize).map((i) => (sorted[i] as Host).id);
+  return idsOf(sorted, largestFullMesh(l2Reach(resolveReports(sorted), cidr), minSize));
 }
 
 /** Majority group of an address family (L3). */
 export function l3MajorityGroup(hosts: Host[], family: IpFamily, minSize = 3): string[] {
   const sorted = sortById(hosts);
-  return largestFullMesh(l3Reach(sorted, family), minSize).map((i) => (sorted[i] as Host).id);
+  return idsOf(sorted, largestFullMesh(l3Reach(sorted, resolveReports(sorted), family), minSize));
+}
+
+function idsOf(hosts: Host[], indexes: number[]): string[] {
+  return indexes.map((i) => (hosts[i] as Host).id);
+}
+
+/**
+ * The successful checks' addresses, each once. Reports name an address once or twice per remote
+ * host, so short lists are scanned rather than given a Set each (a million of them in a
+ * 1,000-host full mesh).
+ */
+function forEachReachedAddress(checks: Checks, visit: (address: string) => void): void {
+  if (!checks) return;
+  const seen = checks.length > 8 ? new Set<string>() : undefined;
+  for (let k = 0; k < checks.length; k++) {
+    const c = checks[k] as NonNullable<Checks>[number];
+    const a = c.remote_ip_address;
+    if (!c.successful || !a) continue;
+    if (seen) {
+      if (seen.has(a)) continue;
+      seen.add(a);
+    } else if (reachedBefore(checks, k, a)) continue;
+    visit(a);
+  }
+}
+
+function reachedBefore(checks: NonNullable<Checks>, end: number, address: string): boolean {
+  for (let j = 0; j < end; j++) {
+    const c = checks[j] as NonNullable<Checks>[number];
+    if (c.successful && c.remote_ip_address === address) return true;
+  }
+  return false;
 }
 
 /** Per host: the addresses that every other host reached with a successful ping (sorted). */
 export function gatherL3ConnectedAddresses(hosts: Host[]): Record<string, string[]> {
-  const counts = new Map<string, Map<string, number>>();
-  for (const h of hosts) {
-    for (const rh of h.connectivity?.remote_hosts ?? []) {
-      if (rh.host_id === h.id) continue;
+  const sorted = sortById(hosts);
+  return l3ConnectedAddresses(sorted, resolveReports(sorted));
+}
+
+function l3ConnectedAddresses(hosts: Host[], reports: ResolvedReport[]): Record<string, string[]> {
+  // Counts per cluster host by index; remote ids outside the cluster are counted by id.
+  const known: (Map<string, number> | undefined)[] = [];
+  const strangers = new Map<string, Map<string, number>>();
+  reports.forEach((report, from) => {
+    report.remote.forEach((rh, k) => {
+      const to = report.to[k] as number;
+      if (to === from) return;
       let m: Map<string, number> | undefined;
-      // Each address counts once per reporting host, however many checks name it.
-      let counted: Set<string> | undefined;
-      for (const c of rh.l3_connectivity ?? []) {
-        const a = c.remote_ip_address;
-        if (!c.successful || !a || counted?.has(a)) continue;
-        counted ??= new Set();
-        counted.add(a);
+      // Each address counts once per remote host entry, however many checks name it.
+      forEachReachedAddress(rh.l3_connectivity, (a) => {
         if (!m) {
-          m = counts.get(rh.host_id) ?? new Map<string, number>();
-          counts.set(rh.host_id, m);
+          m = to >= 0 ? known[to] : strangers.get(rh.host_id);
+          if (!m) {
+            m = new Map<string, number>();
+            if (to >= 0) known[to] = m;
+            else strangers.set(rh.host_id, m);
+          }
         }
         m.set(a, (m.get(a) ?? 0) + 1);
-      }
-    }
-  }
+      });
+    });
+  });
+  const counts = new Map(strangers);
+  known.forEach((m, i) => {
+    if (m) counts.set((hosts[i] as Host).id, m);
+  });
   const out: Record<string, string[]> = {};
   for (const id of [...counts.keys()].sort()) {
     const full = [...(counts.get(id) as Map<string, number>)]
@@ -214,11 +203,14 @@ export function gatherL3ConnectedAddresses(hosts: Host[]): Record<string, string
  * IPv6, and the L3-connected addresses. `minGroupSize` is 3 (2 for two-node-with-fencing).
  */
 export function computeConnectivity(hosts: Host[], minGroupSize = 3): Connectivity {
+  const sorted = sortById(hosts);
+  const reports = resolveReports(sorted);
+  const group = (rows: BitRows) => idsOf(sorted, largestFullMesh(rows, minGroupSize));
   const groups: Record<string, string[]> = {};
-  for (const cidr of inventoryNetworks(hosts)) groups[cidr] = l2MajorityGroup(hosts, cidr, minGroupSize);
-  groups.IPv4 = l3MajorityGroup(hosts, 'ipv4', minGroupSize);
-  groups.IPv6 = l3MajorityGroup(hosts, 'ipv6', minGroupSize);
-  return { majority_groups: groups, l3_connected_addresses: gatherL3ConnectedAddresses(hosts) };
+  for (const cidr of inventoryNetworks(hosts)) groups[cidr] = group(l2Reach(reports, cidr));
+  groups.IPv4 = group(l3Reach(sorted, reports, 'ipv4'));
+  groups.IPv6 = group(l3Reach(sorted, reports, 'ipv6'));
+  return { majority_groups: groups, l3_connected_addresses: l3ConnectedAddresses(sorted, reports) };
 }
 
 function sortedObject<T>(o: Record<string, T>): Record<string, T> {
@@ -258,26 +250,25 @@ export function parseConnectivity(text: string | undefined): Connectivity | unde
  * with a report survives. No report at all → undefined (stored as JSON null upstream).
  */
 export function detectIpCollisions(hosts: Host[]): Record<string, string[]> | undefined {
-  let result: Record<string, string[]> | undefined;
-  for (const h of hosts) {
-    if (!h.connectivity) continue;
-    const collisions: Record<string, string[]> = {};
-    const history = new Map<string, Map<string, string>>();
-    for (const rh of h.connectivity.remote_hosts ?? []) {
-      for (const c of rh.l2_connectivity ?? []) {
-        const nic = c.outgoing_nic ?? '';
-        const ip = c.remote_ip_address ?? '';
-        const mac = c.remote_mac ?? '';
-        const seen = history.get(nic) ?? new Map<string, string>();
-        history.set(nic, seen);
-        const previous = seen.get(ip);
-        if (previous && previous !== mac) collisions[ip] = [previous, mac].sort();
-        seen.set(ip, mac);
-      }
+  // Only the last report counts, so only it is read: the others are a million checks in a
+  // 1,000-host full mesh.
+  const last = hosts.findLast((h) => h.connectivity);
+  if (!last?.connectivity) return undefined;
+  const collisions: Record<string, string[]> = {};
+  const history = new Map<string, Map<string, string>>();
+  for (const rh of last.connectivity.remote_hosts ?? []) {
+    for (const c of rh.l2_connectivity ?? []) {
+      const nic = c.outgoing_nic ?? '';
+      const ip = c.remote_ip_address ?? '';
+      const mac = c.remote_mac ?? '';
+      const seen = history.get(nic) ?? new Map<string, string>();
+      history.set(nic, seen);
+      const previous = seen.get(ip);
+      if (previous && previous !== mac) collisions[ip] = [previous, mac].sort();
+      seen.set(ip, mac);
     }
-    result = collisions;
   }
-  return result;
+  return collisions;
 }
 
 /** JSON as stored in `ip_collisions`. */

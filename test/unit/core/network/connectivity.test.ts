@@ -9,9 +9,9 @@ import {
   hostOwnsIp,
   l2MajorityGroup,
   l3MajorityGroup,
-  largestFullMesh,
   parseConnectivity,
 } from '../../../../src/core/network/connectivity.ts';
+import { BitRows, largestFullMesh } from '../../../../src/core/network/full-mesh.ts';
 import { hostWithAddresses } from './fixtures.ts';
 
 /** A seeded linear congruential generator: the same sequence for the same seed. */
@@ -59,12 +59,14 @@ function full(n: number, except: [number, number][] = []): [number, number][] {
   return out;
 }
 
+/** Reachability rows of n hosts from directed links. */
+function reach(n: number, links: Iterable<readonly [number, number]>): BitRows {
+  const r = new BitRows(n);
+  for (const [a, b] of links) r.set(a, b);
+  return r;
+}
+
 describe('largestFullMesh', () => {
-  const reach = (n: number, links: [number, number][]) => {
-    const r = Array.from({ length: n }, () => new Set<number>());
-    for (const [a, b] of links) r[a]?.add(b);
-    return r;
-  };
   it('needs both directions', () => {
     expect(largestFullMesh(reach(3, full(3)), 3)).toEqual([0, 1, 2]);
     expect(largestFullMesh(reach(3, full(3, [[0, 1]])), 3)).toEqual([]);
@@ -76,7 +78,7 @@ describe('largestFullMesh', () => {
     expect(largestFullMesh(reach(6, links), 3)).toEqual([0, 1, 2]);
   });
   it('empty input', () => {
-    expect(largestFullMesh([], 3)).toEqual([]);
+    expect(largestFullMesh(new BitRows(0), 3)).toEqual([]);
   });
   it('property: the result is always a full mesh and no larger one exists (exhaustive check)', () => {
     let s = 99;
@@ -92,11 +94,11 @@ describe('largestFullMesh', () => {
       const r = reach(n, links);
       const group = largestFullMesh(r, 1);
       for (const a of group)
-        for (const b of group) if (a !== b) expect(r[a]?.has(b) && r[b]?.has(a)).toBe(true);
+        for (const b of group) if (a !== b) expect(r.has(a, b) && r.has(b, a)).toBe(true);
       let best = 0;
       for (let mask = 1; mask < 1 << n; mask++) {
         const members = [...Array(n).keys()].filter((i) => mask & (1 << i));
-        const ok = members.every((a) => members.every((b) => a === b || (r[a]?.has(b) && r[b]?.has(a))));
+        const ok = members.every((a) => members.every((b) => a === b || (r.has(a, b) && r.has(b, a))));
         if (ok) best = Math.max(best, members.length);
       }
       expect(group.length).toBe(best);
@@ -116,7 +118,7 @@ describe('largestFullMesh', () => {
       let want: number[] = [];
       for (let mask = 1; mask < 1 << n; mask++) {
         const members = [...Array(n).keys()].filter((i) => mask & (1 << i));
-        const ok = members.every((a) => members.every((b) => a === b || (r[a]?.has(b) && r[b]?.has(a))));
+        const ok = members.every((a) => members.every((b) => a === b || (r.has(a, b) && r.has(b, a))));
         const first = members.findIndex((m, i) => m !== want[i]);
         const smaller = members.length === want.length && first >= 0 && members[first]! < want[first]!;
         if (ok && (members.length > want.length || smaller)) want = members;
@@ -124,6 +126,54 @@ describe('largestFullMesh', () => {
       if (want.length < minSize) want = [];
       expect(largestFullMesh(r, minSize), `seed ${seed} round ${round}: n ${n}, min ${minSize}`).toEqual(
         want,
+      );
+    }
+  });
+  it('property: across 32-host words, the same group as a plain search (seeded)', () => {
+    // A plain Bron–Kerbosch on Sets, no pivot, no pruning: every maximal group is compared.
+    const plainLargest = (r: BitRows, minSize: number): number[] => {
+      const n = r.size;
+      const nb = Array.from(
+        { length: n },
+        (_, a) => new Set([...Array(n).keys()].filter((b) => b !== a && r.has(a, b) && r.has(b, a))),
+      );
+      let best: number[] = [];
+      const visit = (group: number[], p: number[], x: number[]) => {
+        if (p.length === 0 && x.length === 0) {
+          const g = [...group].sort((a, b) => a - b);
+          const first = g.findIndex((m, i) => m !== best[i]);
+          if (g.length > best.length || (g.length === best.length && first >= 0 && g[first]! < best[first]!))
+            best = g;
+        }
+        for (const v of [...p]) {
+          visit(
+            [...group, v],
+            p.filter((w) => nb[v]!.has(w)),
+            x.filter((w) => nb[v]!.has(w)),
+          );
+          p = p.filter((w) => w !== v);
+          x = [...x, v];
+        }
+      };
+      visit([], [...Array(n).keys()], []);
+      return best.length >= minSize ? best : [];
+    };
+    const seed = 20261128;
+    const next = lcg(seed);
+    for (let round = 0; round < 40; round++) {
+      const n = 30 + (next() % 70);
+      const links: [number, number][] = [];
+      for (let a = 0; a < n; a++)
+        for (let b = 0; b < n; b++) if (a !== b && next() % 100 < 30) links.push([a, b]);
+      // One or two planted meshes whose members straddle word boundaries.
+      for (let planted = 1 + (next() % 2); planted > 0; planted--) {
+        const members = [...Array(n).keys()].filter(() => next() % 100 < 12);
+        for (const a of members) for (const b of members) if (a !== b) links.push([a, b]);
+      }
+      const r = reach(n, links);
+      const minSize = 2 + (next() % 6);
+      expect(largestFullMesh(r, minSize), `seed ${seed} round ${round}: n ${n}, min ${minSize}`).toEqual(
+        plainLargest(r, minSize),
       );
     }
   });
@@ -295,14 +345,15 @@ describe('computeConnectivity against a plain reading of §6.6', () => {
     const idx = new Map(sorted.map((h, i) => [h.id, i]));
     const group = (reaches: (from: Host, to: Host, rh: ConnectivityRemoteHost) => boolean) =>
       largestFullMesh(
-        sorted.map((h) => {
-          const out = new Set<number>();
-          for (const rh of h.connectivity?.remote_hosts ?? []) {
-            const to = idx.get(rh.host_id);
-            if (to !== undefined && reaches(h, sorted[to]!, rh)) out.add(to);
-          }
-          return out;
-        }),
+        reach(
+          sorted.length,
+          sorted.flatMap((h, from) =>
+            (h.connectivity?.remote_hosts ?? []).flatMap((rh) => {
+              const to = idx.get(rh.host_id);
+              return to !== undefined && reaches(h, sorted[to]!, rh) ? [[from, to] as const] : [];
+            }),
+          ),
+        ),
         min,
       ).map((i) => sorted[i]!.id);
     const out: Record<string, string[]> = {};
