@@ -25,6 +25,16 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/**
+ * Unsigned 32-bit integers from mulberry32, for `next() % n` in property tests: every bit is as
+ * good as every other, unlike a power-of-two linear congruential generator's low bits (its
+ * lowest bit alternates, so `% 2` and `% 6` never reach half their values).
+ */
+export function seededUint32(seed: number): () => number {
+  const random = seededRandom(seed);
+  return () => Math.floor(random() * 4294967296);
+}
+
 /** An md5 digest formatted 8-4-4-4-12, as the agent derives the host id from the board serial. */
 export function md5Uuid(text: string): string {
   const hex = createHash('md5').update(text).digest('hex');

@@ -20,6 +20,7 @@ import {
   tryParseCidr,
   tryParseIp,
 } from '../../../../src/core/network/cidr.ts';
+import { seededUint32 } from '../../../../src/sim/prng.ts';
 
 describe('parseIp / tryParseIp', () => {
   it.each([
@@ -174,15 +175,6 @@ describe('addresses', () => {
   });
 });
 
-// Deterministic pseudo-random generator for the property tests (no extra packages).
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s;
-  };
-}
-
 function randomCidr(next: () => number, v6: boolean): string {
   if (!v6) {
     const a = [next() % 256, next() % 256, next() % 256, next() % 256].join('.');
@@ -193,7 +185,7 @@ function randomCidr(next: () => number, v6: boolean): string {
 }
 
 describe('properties', () => {
-  const next = rng(42);
+  const next = seededUint32(42);
   const samples = Array.from({ length: 400 }, (_, i) => randomCidr(next, i % 2 === 1));
 
   it('overlap is symmetric and every CIDR overlaps itself', () => {

@@ -12,16 +12,8 @@ import {
   parseConnectivity,
 } from '../../../../src/core/network/connectivity.ts';
 import { BitRows, largestFullMesh } from '../../../../src/core/network/full-mesh.ts';
+import { seededUint32 as lcg } from '../../../../src/sim/prng.ts';
 import { hostWithAddresses } from './fixtures.ts';
-
-/** A seeded linear congruential generator: the same sequence for the same seed. */
-function lcg(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s;
-  };
-}
 
 /** Hosts h<i> with address 10.0.0.<i>/24 (and fd00::<i>/64); `links` lists directed reachability. */
 function mesh(
@@ -81,11 +73,7 @@ describe('largestFullMesh', () => {
     expect(largestFullMesh(new BitRows(0), 3)).toEqual([]);
   });
   it('property: the result is always a full mesh and no larger one exists (exhaustive check)', () => {
-    let s = 99;
-    const next = () => {
-      s = (s * 1664525 + 1013904223) >>> 0;
-      return s;
-    };
+    const next = lcg(99);
     for (let round = 0; round < 60; round++) {
       const n = 3 + (next() % 6);
       const links: [number, number][] = [];
