@@ -34,8 +34,9 @@ import { computePrimaryIpStack } from '../core/network/dual-stack.ts';
 import { CLUSTER_INFO } from '../core/statemachine/cluster-refresh-effects.ts';
 import { schedulableMastersForcedTrue } from '../core/statemachine/monitor.ts';
 import { pullSecretProblem } from '../core/validations/pull-secret.ts';
-import { type AgentHost, cachedAgentToHost, type HostRuntimeFacts, NO_FACTS } from './agent.ts';
+import type { AgentHost } from './agent.ts';
 import type { SpecSyncError } from './agent-conditions.ts';
+import { clusterHosts, type HostFactsReader } from './cluster-hosts.ts';
 import { type ClusterSpecInputs, clusterSpecInputs } from './cluster-inputs.ts';
 import {
   diskEncryption,
@@ -59,7 +60,7 @@ export interface AgentCluster extends Cluster {
 /** Cluster facts the reconciler keeps in memory (recomputed from step replies after a restart). */
 export interface ClusterMemoryFacts {
   /** Runtime facts per host id. */
-  hosts?: ReadonlyMap<string, HostRuntimeFacts>;
+  hosts?: HostFactsReader;
   ip_collisions?: string;
   /** verify-vips results by VIP. */
   vipVerifications?: Readonly<Record<string, VipEntry['verification']>>;
@@ -303,14 +304,6 @@ function specFields(r: ClusterResources, inputs: ClusterSpecInputs, pullSecret: 
   };
 }
 
-/** The ClusterDeployment's Agents that are bound to the cluster, as hosts, ordered by id. */
-function clusterHosts(r: ClusterResources, clusterId: string): AgentHost[] {
-  return r.agents
-    .map((a) => cachedAgentToHost(a, r.memoryFacts?.hosts?.get(a.metadata.name ?? '') ?? NO_FACTS))
-    .filter((h) => h.cluster_id === clusterId)
-    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
-
 /** Builds the cluster record, or the error that stops upstream from having one. */
 export function clusterFromResources(r: ClusterResources): ClusterFromResourcesResult {
   const { cd, aci } = r;
@@ -373,7 +366,7 @@ export function clusterFromResources(r: ClusterResources): ClusterFromResourcesR
     openshift_cluster_id: persisted.openshift_cluster_id ?? aci.spec.clusterMetadata?.clusterID,
     ip_collisions: r.memoryFacts?.ip_collisions,
     imported: imported || undefined,
-    hosts: clusterHosts(r, id),
+    hosts: clusterHosts(cd, id, r.agents, r.memoryFacts?.hosts),
   });
   const stack = computePrimaryIpStack(cluster);
   if (stack.stack !== undefined) cluster.primary_ip_stack = stack.stack;

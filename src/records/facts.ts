@@ -10,6 +10,7 @@ export interface HostFactsEntry {
 
 export class HostFactsStore {
   private readonly byHost = new Map<string, HostFactsEntry>();
+  private readonly withReport = new Set<string>();
 
   get(hostId: string): HostRuntimeFacts | undefined {
     return this.byHost.get(hostId)?.facts;
@@ -37,21 +38,21 @@ export class HostFactsStore {
         next[k] = v;
       }
     }
-    if (next) e.facts = next as HostRuntimeFacts;
+    if (next) {
+      e.facts = next as HostRuntimeFacts;
+      if (e.facts.connectivity?.remote_hosts?.length) this.withReport.add(hostId);
+      else this.withReport.delete(hostId);
+    }
     return next !== undefined;
   }
 
   delete(hostId: string): void {
     this.byHost.delete(hostId);
+    this.withReport.delete(hostId);
   }
 
-  /** Facts of several hosts, for building a cluster record. */
-  forHosts(hostIds: Iterable<string>): Map<string, HostRuntimeFacts> {
-    const out = new Map<string, HostRuntimeFacts>();
-    for (const id of hostIds) {
-      const f = this.byHost.get(id)?.facts;
-      if (f) out.set(id, f);
-    }
-    return out;
+  /** The hosts whose connectivity report names at least one host (a cluster's peers look them up). */
+  get reporters(): ReadonlySet<string> {
+    return this.withReport;
   }
 }

@@ -103,7 +103,7 @@ export async function clusterView(
     clusterImageSet,
     ...(await clusterPullSecret(ctx, ns, cd.spec.pullSecretRef?.name)),
     agents,
-    memoryFacts: { hosts: ctx.facts.forHosts(agents.map((a) => a.metadata.name ?? '')) },
+    memoryFacts: { hosts: ctx.facts },
     now: ctx.now(),
     manifestConfigMaps,
   });

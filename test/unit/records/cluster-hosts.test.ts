@@ -1,0 +1,88 @@
+// A cluster's hosts, kept between builds per ClusterDeployment object (src/records/cluster-hosts.ts):
+// whatever changes between two builds, the list is the one a plain build gives.
+import { describe, expect, it } from 'vitest';
+import type { Agent, ClusterDeployment } from '../../../src/api/index.ts';
+import { clusterHosts } from '../../../src/records/cluster-hosts.ts';
+import { type AgentHost, agentToHost, type HostRuntimeFacts } from '../../../src/records/index.ts';
+import { seededUint32 } from '../../../src/sim/prng.ts';
+import { agent, CLUSTER_ID, clusterDeployment } from './fixtures.ts';
+
+const OTHER = '2b0c1a3e-0000-4000-8000-00000000000f';
+
+/** An Agent `name`, bound to `cluster` (or not), with a requested hostname to tell versions apart. */
+function bound(name: string, cluster: string | undefined, hostname = `${name}-0`): Agent {
+  const a = agent({ metadata: { name, namespace: 'spoke' } });
+  return {
+    ...a,
+    status: { backend: { requestedHostname: hostname, ...(cluster ? { clusterID: cluster } : {}) } },
+  } as Agent;
+}
+
+/** What the record's hosts are, built from nothing: bound Agents as hosts, ordered by id. */
+function plain(agents: readonly Agent[], facts: Map<string, HostRuntimeFacts>): AgentHost[] {
+  return agents
+    .map((a) => agentToHost(a, facts.get(a.metadata.name ?? '') ?? {}))
+    .filter((h) => h.cluster_id === CLUSTER_ID)
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+describe('clusterHosts', () => {
+  it('lists the bound Agents as hosts ordered by id, in a fresh array each time', () => {
+    const cd = clusterDeployment() as ClusterDeployment;
+    const agents = [bound('c', CLUSTER_ID), bound('a', CLUSTER_ID), bound('b', OTHER), bound('d', undefined)];
+    const first = clusterHosts(cd, CLUSTER_ID, agents, undefined);
+    expect(first.map((h) => h.id)).toEqual(['a', 'c']);
+    const second = clusterHosts(cd, CLUSTER_ID, agents, undefined);
+    expect(second).toEqual(first);
+    expect(second).not.toBe(first);
+  });
+
+  it('redoes only the host whose Agent or facts changed', () => {
+    const cd = clusterDeployment() as ClusterDeployment;
+    const agents = ['a', 'b', 'c'].map((n) => bound(n, CLUSTER_ID));
+    const facts = new Map<string, HostRuntimeFacts>();
+    const before = clusterHosts(cd, CLUSTER_ID, agents, facts);
+    agents[1] = bound('b', CLUSTER_ID, 'renamed');
+    facts.set('c', { checked_in_at: '2025-03-01T09:59:00.000Z' });
+    const after = clusterHosts(cd, CLUSTER_ID, agents, facts);
+    expect(after[0]).toBe(before[0]);
+    expect(after[1]?.requested_hostname).toBe('renamed');
+    expect(after[2]?.checked_in_at).toBe('2025-03-01T09:59:00.000Z');
+  });
+
+  it('property: a seeded run of joins, leaves, renames, rebinds and fact changes matches a plain build', () => {
+    const seed = 20261127;
+    const next = seededUint32(seed);
+    const cd = clusterDeployment() as ClusterDeployment;
+    let agents: Agent[] = [];
+    const facts = new Map<string, HostRuntimeFacts>();
+    for (let step = 0; step < 2000; step++) {
+      const name = `h${next() % 40}`;
+      const at = agents.findIndex((a) => a.metadata.name === name);
+      const cluster = next() % 4 === 0 ? OTHER : next() % 6 === 0 ? undefined : CLUSTER_ID;
+      switch (next() % 6) {
+        case 0: // join at the end or leave
+          if (at < 0) agents.push(bound(name, cluster));
+          else agents = agents.filter((_, i) => i !== at);
+          break;
+        case 1: // a new version of the Agent, maybe bound elsewhere
+          if (at >= 0) agents[at] = bound(name, cluster, `${name}-${step}`);
+          break;
+        case 2: // facts
+          facts.set(name, { checked_in_at: new Date(Date.UTC(2025, 2, 1, 0, 0, step)).toISOString() });
+          break;
+        case 3: // the list in another order
+          agents = agents.reverse();
+          break;
+        case 4: // another Agent in the same place
+          if (at >= 0) agents[at] = bound(`h${40 + (next() % 40)}`, cluster);
+          break;
+        default: // nothing changed
+          break;
+      }
+      expect(clusterHosts(cd, CLUSTER_ID, agents, facts), `seed ${seed} step ${step}`).toEqual(
+        plain(agents, facts),
+      );
+    }
+  });
+});
