@@ -24,6 +24,8 @@ import {
 } from '../../records/resources.ts';
 import { type KubeObject, objectKey, updateWhen } from '../../runtime/index.ts';
 import {
+  AGENT_BY_CLUSTER_HOSTNAME_INDEX,
+  agentByClusterHostname,
   countReaders,
   hostnameChanged,
   hostnameReaders,
@@ -56,6 +58,7 @@ export function register(ctx: OperatorContext): void {
   const superseded = new Map<string, readonly string[]>();
   const deps = { memory, events: operatorEventsFor(ctx), auth: () => localAuthFor(ctx), superseded };
   memory.settleNewAgent = (draft, facts, now) => settleNewAgent(ctx, deps, draft, facts, now);
+  ctx.informers.agents.store.addIndex(AGENT_BY_CLUSTER_HOSTNAME_INDEX, agentByClusterHostname);
   const controller = ctx.mgr
     .controller('agent')
     .for(AGENT)

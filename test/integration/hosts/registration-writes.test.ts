@@ -95,6 +95,31 @@ async function registerAndSettle(name: string, ie: InfraEnv): Promise<string> {
   return hostId;
 }
 
+/** Posts one step reply of host `id` and waits until the operator has settled. */
+async function postReply(
+  name: string,
+  ie: InfraEnv,
+  id: string,
+  step: string,
+  output: string,
+): Promise<void> {
+  const reply = await call(op.baseUrl, 'POST', `/v2/infra-envs/${ie.metadata.uid}/hosts/${id}/instructions`, {
+    token: op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' }),
+    body: { step_type: step, step_id: `${step}-${randomUUID().slice(0, 8)}`, output },
+  });
+  expect(reply.status, reply.text).toBe(204);
+  await eventually(async () => (await settled(name, id)) || undefined, {
+    what: 'settled',
+    timeoutMs: 30_000,
+  });
+}
+
+/** Posts an inventory of host `id` (its CPU frequency `mhz` tells versions apart). */
+function postInventory(name: string, ie: InfraEnv, id: string, hostname: string, mac: string, mhz = 2400) {
+  const cpu = { architecture: 'x86_64', count: 8, flags: ['vmx'], frequency: mhz, model_name: 'Xeon' };
+  return postReply(name, ie, id, 'inventory', inventory(hostname, mac, { cpu }));
+}
+
 /** The keys `controller` reconciled in the log lines from `from` on. */
 function reconciledKeys(controller: string, from: number): string[] {
   const keys: string[] = [];
@@ -213,29 +238,8 @@ describe('API writes of one registration', () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push(await registerAndSettle(name, ie));
     const [a, b, ...rest] = ids as [string, string, ...string[]];
-    const token = op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' });
-    const sendInventory = async (id: string, hostname: string, mac: string, mhz: number) => {
-      const reply = await call(
-        op.baseUrl,
-        'POST',
-        `/v2/infra-envs/${ie.metadata.uid}/hosts/${id}/instructions`,
-        {
-          token,
-          body: {
-            step_type: 'inventory',
-            step_id: `inventory-${mhz}`,
-            output: inventory(hostname, mac, {
-              cpu: { architecture: 'x86_64', count: 8, flags: ['vmx'], frequency: mhz, model_name: 'Xeon' },
-            }),
-          },
-        },
-      );
-      expect(reply.status, reply.text).toBe(204);
-      await eventually(async () => (await settled(name, id)) || undefined, {
-        what: 'settled',
-        timeoutMs: 30_000,
-      });
-    };
+    const sendInventory = (id: string, hostname: string, mac: string, mhz: number) =>
+      postInventory(name, ie, id, hostname, mac, mhz);
     const uniqueness = async (id: string) =>
       (await client.get<Agent>(AGENT, id, ns)).status?.validationsInfo?.hardware?.find(
         (v) => v.id === 'hostname-unique',
@@ -262,6 +266,27 @@ describe('API writes of one registration', () => {
     await eventually(async () => ((await uniqueness(a)) === 'success' ? true : undefined), {
       what: 'hostname clash cleared for the first host',
     });
+  }, 120_000);
+
+  it('a hostname wakes the hosts whose connectivity report names it, and no other', async () => {
+    const { name, ie } = await settledSnoCluster();
+    const ids: string[] = [];
+    // Five hosts, as above: in a cluster of up to 3 a first inventory wakes every host for others.
+    for (let i = 0; i < 5; i++) ids.push(await registerAndSettle(name, ie));
+    const [a, b, ...rest] = ids as [string, string, ...string[]];
+    const report = {
+      remote_hosts: [{ host_id: a, l3_connectivity: [{ remote_ip_address: '10.0.0.9', successful: true }] }],
+    };
+    // The cluster's first inventory changes what every host reads of the cluster: not that one.
+    await postInventory(name, ie, b, 'host-b', '52:54:00:ab:00:02');
+    await postReply(name, ie, b, 'connectivity-check', JSON.stringify(report));
+    expect(op.ctx.facts.get(b)?.connectivity?.remote_hosts?.[0]?.host_id).toBe(a);
+
+    const from = logLines.length;
+    await postInventory(name, ie, a, 'host-a', '52:54:00:ab:00:01');
+    const woken = reconciledKeys('agent', from);
+    expect(woken, logSince(from)).toContain(`${ns}/${b}`);
+    expect(woken.filter((k) => rest.some((id) => k === `${ns}/${id}`))).toEqual([]);
   }, 120_000);
 
   it('wakes the other Agents when a host leaves: their validations count the cluster hosts', async () => {

@@ -19,6 +19,25 @@ describe('host records shared between cluster passes', () => {
     expect(second).toEqual({ checked_in_at: '2026-11-27T10:00:00Z', timestamp: 5 });
   });
 
+  it('knows the hosts whose connectivity report names a host: set, emptied, cleared, deleted', () => {
+    const store = new HostFactsStore();
+    const report = (ids: string[]) => ({
+      connectivity: { remote_hosts: ids.map((host_id) => ({ host_id })) },
+    });
+    store.update('a', report(['b']), 0);
+    store.update('b', report([]), 0);
+    store.update('c', { timestamp: 1 }, 0);
+    expect([...store.reporters]).toEqual(['a']);
+    store.update('b', report(['a']), 1);
+    store.update('a', report([]), 1);
+    expect([...store.reporters]).toEqual(['b']);
+    store.update('b', { connectivity: undefined }, 2);
+    expect([...store.reporters]).toEqual([]);
+    store.update('c', report(['a']), 3);
+    store.delete('c');
+    expect([...store.reporters]).toEqual([]);
+  });
+
   it('one record per Agent and facts object, rebuilt when the facts change', () => {
     const store = new HostFactsStore();
     const agent = boundAgent('h', 'master');
