@@ -2,14 +2,18 @@
 // in-memory facts, ordered by id. Every Agent reconcile and cluster pass builds the record, so in
 // a 1,000-host cluster each built and sorted 1,000 hosts, once per change of any one of them
 // (issue 16 item 4: about a sixth of the operator's thread in the inventory wave). The last list
-// per ClusterDeployment object is kept, and a build in which the same Agents come in the same
-// order redoes only the hosts whose Agent or facts object changed.
+// per ClusterDeployment object is kept. A build in which the same Agents come in the same order,
+// maybe with new ones after them (the index lists Agents in the order they arrived), redoes only
+// the hosts whose Agent or facts changed, and places the new ones into the kept order.
 import type { Agent, ClusterDeployment } from '../api/index.ts';
 import { type AgentHost, cachedAgentToHost, type HostRuntimeFacts, NO_FACTS } from './agent.ts';
 
 /** Runtime facts by host id (the facts store, or a map in tests). */
 export interface HostFactsReader {
   get(hostId: string): HostRuntimeFacts | undefined;
+  /** The facts store's: a build then reads only the facts that changed since the last one. */
+  readonly changeMark?: number;
+  changedSince?(mark: number): readonly string[] | undefined;
 }
 
 interface Built {
@@ -21,56 +25,131 @@ interface Built {
   hosts: (AgentHost | undefined)[];
   /** Input positions of the bound hosts, ordered by host id. */
   order: number[];
+  /** Where the facts came from, and its change mark then (undefined: read them all next time). */
+  reader: HostFactsReader | undefined;
+  mark: number | undefined;
+  /** Input position by Agent name; undefined when two Agents share a name. */
+  positionOf: Map<string, number> | undefined;
 }
 
 const lastBuilt = new WeakMap<ClusterDeployment, Built>();
 
-function byId(hosts: readonly (AgentHost | undefined)[]): (a: number, b: number) => number {
-  return (a, b) => {
-    const x = (hosts[a] as AgentHost).id;
-    const y = (hosts[b] as AgentHost).id;
-    return x < y ? -1 : x > y ? 1 : 0;
-  };
+const idOf = (h: AgentHost | undefined) => (h as AgentHost).id;
+
+function compareIds(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
-function buildAll(clusterId: string, agents: readonly Agent[], facts: HostRuntimeFacts[]): Built {
+function positions(agents: readonly Agent[]): Map<string, number> | undefined {
+  const out = new Map<string, number>();
+  for (let i = 0; i < agents.length; i++) {
+    const name = agents[i]?.metadata.name ?? '';
+    if (out.has(name)) return undefined;
+    out.set(name, i);
+  }
+  return out;
+}
+
+type Sources = Pick<Built, 'clusterId' | 'reader' | 'mark'>;
+
+function buildAll(from: Sources, agents: readonly Agent[], facts: HostRuntimeFacts[]): Built {
   const hosts = agents.map((a, i) => {
     const h = cachedAgentToHost(a, facts[i]);
-    return h.cluster_id === clusterId ? h : undefined;
+    return h.cluster_id === from.clusterId ? h : undefined;
   });
   const order: number[] = [];
   hosts.forEach((h, i) => {
     if (h) order.push(i);
   });
-  order.sort(byId(hosts));
-  return { clusterId, agents: [...agents], facts, hosts, order };
+  order.sort((a, b) => compareIds(idOf(hosts[a]), idOf(hosts[b])));
+  return { ...from, agents: [...agents], facts, hosts, order, positionOf: positions(agents) };
+}
+
+/** Inserts input position `at` into `order` (positions ordered by their hosts' ids). */
+function insertOrdered(order: number[], hosts: readonly (AgentHost | undefined)[], at: number): void {
+  const id = idOf(hosts[at]);
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareIds(idOf(hosts[order[mid] as number]), id) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  order.splice(lo, 0, at);
 }
 
 /**
- * The previous build with the changed hosts redone, or undefined when the order could have moved:
- * another Agent list, a host renamed, joining or leaving.
+ * The previous build with the changed hosts redone and new Agents placed, or undefined when the
+ * order could have moved otherwise: an Agent gone, renamed or moved, a host joining or leaving
+ * the cluster in place.
  */
-function patched(was: Built, agents: readonly Agent[], facts: HostRuntimeFacts[]): Built | undefined {
-  if (was.agents.length !== agents.length) return undefined;
+function patched(was: Built, from: Sources, agents: readonly Agent[], facts: HostRuntimeFacts[]) {
+  const kept = was.agents.length;
+  if (agents.length < kept) return undefined;
   let hosts: (AgentHost | undefined)[] | undefined;
-  for (let i = 0; i < agents.length; i++) {
+  for (let i = 0; i < kept; i++) {
     const agent = agents[i] as Agent;
     if (agent === was.agents[i] && facts[i] === was.facts[i]) continue;
     if (agent.metadata.name !== was.agents[i]?.metadata.name) return undefined;
     const h = cachedAgentToHost(agent, facts[i]);
     const before = was.hosts[i];
-    const bound = h.cluster_id === was.clusterId;
+    const bound = h.cluster_id === from.clusterId;
     if (bound !== (before !== undefined) || (before && before.id !== h.id)) return undefined;
     hosts ??= [...was.hosts];
     hosts[i] = bound ? h : undefined;
   }
-  return {
-    clusterId: was.clusterId,
-    agents: [...agents],
-    facts,
-    hosts: hosts ?? was.hosts,
-    order: was.order,
-  };
+  if (agents.length === kept) {
+    const built = { ...was, ...from, agents: [...agents], facts, hosts: hosts ?? was.hosts };
+    return built satisfies Built;
+  }
+  return withNewAgents(was, from, agents, facts, hosts ?? [...was.hosts]);
+}
+
+/** The Agents after the kept ones, placed into a copy of the kept order. */
+function withNewAgents(
+  was: Built,
+  from: Sources,
+  agents: readonly Agent[],
+  facts: HostRuntimeFacts[],
+  hosts: (AgentHost | undefined)[],
+): Built | undefined {
+  const order = [...was.order];
+  let positionOf = was.positionOf;
+  for (let i = was.agents.length; i < agents.length; i++) {
+    const agent = agents[i] as Agent;
+    const name = agent.metadata.name ?? '';
+    if (positionOf?.has(name)) positionOf = undefined;
+    positionOf?.set(name, i);
+    const h = cachedAgentToHost(agent, facts[i]);
+    hosts.push(h.cluster_id === from.clusterId ? h : undefined);
+    if (hosts[i]) insertOrdered(order, hosts, i);
+  }
+  return { ...from, agents: [...agents], facts, hosts, order, positionOf };
+}
+
+/**
+ * Each Agent's facts: the kept ones with those that changed since the last build read again when
+ * the facts store can tell which; all read otherwise.
+ */
+function factsOfAgents(
+  was: Built | undefined,
+  agents: readonly Agent[],
+  reader: HostFactsReader | undefined,
+): HostRuntimeFacts[] {
+  const readOne = (a: Agent) => reader?.get(a.metadata.name ?? '') ?? NO_FACTS;
+  const changed =
+    was?.reader === reader && was?.mark !== undefined && was.positionOf
+      ? reader?.changedSince?.(was.mark)
+      : undefined;
+  if (!was?.positionOf || !changed) return agents.map(readOne);
+  const facts = was.facts.slice(0, Math.min(was.facts.length, agents.length));
+  for (const id of changed) {
+    const at = was.positionOf.get(id);
+    const agent = at === undefined ? undefined : agents[at];
+    if (agent && at !== undefined && at < facts.length) facts[at] = readOne(agent);
+  }
+  for (let i = facts.length; i < agents.length; i++) facts.push(readOne(agents[i] as Agent));
+  return facts;
 }
 
 /** The Agents bound to `clusterId`, as hosts ordered by id; a fresh array on every call. */
@@ -80,11 +159,13 @@ export function clusterHosts(
   agents: readonly Agent[],
   factsOf: HostFactsReader | undefined,
 ): AgentHost[] {
-  const facts = agents.map((a) => factsOf?.get(a.metadata.name ?? '') ?? NO_FACTS);
   const was = lastBuilt.get(cd);
+  const kept = was?.clusterId === clusterId ? was : undefined;
+  const from: Sources = { clusterId, reader: factsOf, mark: factsOf?.changeMark };
+  // A build that cannot patch reads every host's facts: the kept ones are by the kept positions.
   const built =
-    (was?.clusterId === clusterId ? patched(was, agents, facts) : undefined) ??
-    buildAll(clusterId, agents, facts);
+    (kept && patched(kept, from, agents, factsOfAgents(kept, agents, factsOf))) ??
+    buildAll(from, agents, factsOfAgents(undefined, agents, factsOf));
   lastBuilt.set(cd, built);
   return built.order.map((i) => built.hosts[i] as AgentHost);
 }

@@ -8,9 +8,15 @@ export interface HostFactsEntry {
   firstSeenAt: number;
 }
 
+/** Changes remembered for changedSince: at 10,000 hosts checking in every 10 s, about 4 s of them. */
+const RECENT_CHANGES = 4096;
+
 export class HostFactsStore {
   private readonly byHost = new Map<string, HostFactsEntry>();
   private readonly withReport = new Set<string>();
+  /** Hosts whose facts changed, the last RECENT_CHANGES of them, by change number modulo. */
+  private readonly recent: string[] = [];
+  private changes = 0;
 
   get(hostId: string): HostRuntimeFacts | undefined {
     return this.byHost.get(hostId)?.facts;
@@ -40,6 +46,7 @@ export class HostFactsStore {
     }
     if (next) {
       e.facts = next as HostRuntimeFacts;
+      this.noteChange(hostId);
       if (e.facts.connectivity?.remote_hosts?.length) this.withReport.add(hostId);
       else this.withReport.delete(hostId);
     }
@@ -47,8 +54,30 @@ export class HostFactsStore {
   }
 
   delete(hostId: string): void {
-    this.byHost.delete(hostId);
+    if (!this.byHost.delete(hostId)) return;
     this.withReport.delete(hostId);
+    this.noteChange(hostId);
+  }
+
+  /** A mark to pass to changedSince later. */
+  get changeMark(): number {
+    return this.changes;
+  }
+
+  /**
+   * The hosts whose facts changed since `mark` (repeats possible), or undefined when that is no
+   * longer known: a reader that kept facts since then refreshes only these.
+   */
+  changedSince(mark: number): string[] | undefined {
+    if (mark > this.changes || this.changes - mark > RECENT_CHANGES) return undefined;
+    const out: string[] = [];
+    for (let n = mark; n < this.changes; n++) out.push(this.recent[n % RECENT_CHANGES] as string);
+    return out;
+  }
+
+  private noteChange(hostId: string): void {
+    this.recent[this.changes % RECENT_CHANGES] = hostId;
+    this.changes++;
   }
 
   /** The hosts whose connectivity report names at least one host (a cluster's peers look them up). */

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Agent, ClusterDeployment } from '../../../src/api/index.ts';
 import { clusterHosts } from '../../../src/records/cluster-hosts.ts';
+import { HostFactsStore } from '../../../src/records/facts.ts';
 import { type AgentHost, agentToHost, type HostRuntimeFacts } from '../../../src/records/index.ts';
 import { seededUint32 } from '../../../src/sim/prng.ts';
 import { agent, CLUSTER_ID, clusterDeployment } from './fixtures.ts';
@@ -50,39 +51,69 @@ describe('clusterHosts', () => {
     expect(after[2]?.checked_in_at).toBe('2025-03-01T09:59:00.000Z');
   });
 
-  it('property: a seeded run of joins, leaves, renames, rebinds and fact changes matches a plain build', () => {
-    const seed = 20261127;
-    const next = seededUint32(seed);
-    const cd = clusterDeployment() as ClusterDeployment;
-    let agents: Agent[] = [];
-    const facts = new Map<string, HostRuntimeFacts>();
-    for (let step = 0; step < 2000; step++) {
-      const name = `h${next() % 40}`;
-      const at = agents.findIndex((a) => a.metadata.name === name);
-      const cluster = next() % 4 === 0 ? OTHER : next() % 6 === 0 ? undefined : CLUSTER_ID;
-      switch (next() % 6) {
-        case 0: // join at the end or leave
-          if (at < 0) agents.push(bound(name, cluster));
-          else agents = agents.filter((_, i) => i !== at);
-          break;
-        case 1: // a new version of the Agent, maybe bound elsewhere
-          if (at >= 0) agents[at] = bound(name, cluster, `${name}-${step}`);
-          break;
-        case 2: // facts
-          facts.set(name, { checked_in_at: new Date(Date.UTC(2025, 2, 1, 0, 0, step)).toISOString() });
-          break;
-        case 3: // the list in another order
-          agents = agents.reverse();
-          break;
-        case 4: // another Agent in the same place
-          if (at >= 0) agents[at] = bound(`h${40 + (next() % 40)}`, cluster);
-          break;
-        default: // nothing changed
-          break;
+  it.each([
+    ['a map', () => new Map<string, HostRuntimeFacts>()],
+    ['the facts store, which tells what changed', () => new HostFactsStore()],
+  ] as const)(
+    'property: a seeded run of joins, leaves, renames, rebinds and fact changes, facts from %s, matches a plain build',
+    (_what, newFacts) => {
+      const seed = 20261127;
+      const next = seededUint32(seed);
+      const cd = clusterDeployment() as ClusterDeployment;
+      let agents: Agent[] = [];
+      const facts = newFacts();
+      const plainFacts = new Map<string, HostRuntimeFacts>();
+      const setFacts = (name: string, value: HostRuntimeFacts | undefined) => {
+        if (facts instanceof HostFactsStore) {
+          if (value) facts.update(name, value, 0);
+          else facts.delete(name);
+        } else if (value) facts.set(name, { ...facts.get(name), ...value });
+        else facts.delete(name);
+        if (value) plainFacts.set(name, { ...plainFacts.get(name), ...value });
+        else plainFacts.delete(name);
+      };
+      for (let step = 0; step < 1500; step++) {
+        const name = `h${next() % 40}`;
+        const at = agents.findIndex((a) => a.metadata.name === name);
+        const cluster = next() % 4 === 0 ? OTHER : next() % 6 === 0 ? undefined : CLUSTER_ID;
+        switch (next() % 8) {
+          case 0: // join at the end or leave
+            if (at < 0) agents.push(bound(name, cluster));
+            else agents = agents.filter((_, i) => i !== at);
+            break;
+          case 1: // a new version of the Agent, maybe bound elsewhere
+            if (at >= 0) agents[at] = bound(name, cluster, `${name}-${step}`);
+            break;
+          case 2: // facts changed or forgotten
+            setFacts(
+              name,
+              next() % 5 === 0
+                ? undefined
+                : { checked_in_at: new Date(Date.UTC(2025, 2, 1, 0, 0, step)).toISOString() },
+            );
+            break;
+          case 3: // the list in another order
+            agents = agents.reverse();
+            break;
+          case 4: // another Agent in the same place
+            if (at >= 0) agents[at] = bound(`h${40 + (next() % 40)}`, cluster);
+            break;
+          case 5: // several join at once
+            for (let k = next() % 4; k > 0; k--) {
+              const n = `h${next() % 80}`;
+              if (!agents.some((a) => a.metadata.name === n)) agents.push(bound(n, cluster));
+            }
+            break;
+          case 6: // many facts change between two builds
+            for (let k = next() % 50; k > 0; k--) setFacts(`h${next() % 80}`, { timestamp: step * 100 + k });
+            break;
+          default: // nothing changed
+            break;
+        }
+        expect(clusterHosts(cd, CLUSTER_ID, agents, facts), `seed ${seed} step ${step}`).toEqual(
+          plain(agents, plainFacts),
+        );
       }
-      expect(clusterHosts(cd, CLUSTER_ID, agents, facts), `seed ${seed} step ${step}`).toEqual(
-        plain(agents, facts),
-      );
-    }
-  });
+    },
+  );
 });

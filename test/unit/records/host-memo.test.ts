@@ -38,6 +38,24 @@ describe('host records shared between cluster passes', () => {
     expect([...store.reporters]).toEqual([]);
   });
 
+  it('tells which hosts changed since a mark, until too many changes have passed', () => {
+    const store = new HostFactsStore();
+    const mark = store.changeMark;
+    store.update('a', { timestamp: 1 }, 0);
+    store.update('a', { timestamp: 1 }, 0); // no change
+    store.update('b', { timestamp: 1 }, 0);
+    store.delete('a');
+    store.delete('never-seen');
+    expect(store.changedSince(mark)).toEqual(['a', 'b', 'a']);
+    expect(store.changedSince(store.changeMark)).toEqual([]);
+    expect(store.changedSince(store.changeMark + 1)).toBeUndefined();
+    const before = store.changeMark;
+    for (let i = 0; i < 4096; i++) store.update('c', { timestamp: i + 10 }, 0);
+    expect(store.changedSince(before)).toHaveLength(4096);
+    store.update('d', { timestamp: 1 }, 0);
+    expect(store.changedSince(before)).toBeUndefined();
+  });
+
   it('one record per Agent and facts object, rebuilt when the facts change', () => {
     const store = new HostFactsStore();
     const agent = boundAgent('h', 'master');
