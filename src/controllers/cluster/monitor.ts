@@ -59,7 +59,7 @@ export interface MonitorInput {
    */
   hostFactsReady: (hostId: string) => boolean;
   /** Majority groups and IP collisions of the hosts (default: computed now; the controller paces them). */
-  connectivityOf?: (hosts: Host[], minGroupSize: number) => ConnectivityResult;
+  connectivityOf?: (hosts: Host[], minGroupSize: number) => ConnectivityResult | undefined;
 }
 
 export interface MonitorResult {
@@ -145,9 +145,10 @@ export function monitorCluster(input: MonitorInput): MonitorResult {
     }
     if (shouldComputeConnectivity(cluster) && warm) {
       const minGroup = isTwoNodesWithFencing(cluster) ? 2 : 3;
+      // Undefined while a large cluster's first computation runs: the record keeps its groups.
       const c = (input.connectivityOf ?? computedConnectivity)(cluster.hosts, minGroup);
-      cluster = { ...cluster, connectivity_majority_groups: c.groups };
-      if (c.ipCollisions !== undefined) cluster = { ...cluster, ip_collisions: c.ipCollisions };
+      if (c) cluster = { ...cluster, connectivity_majority_groups: c.groups };
+      if (c?.ipCollisions !== undefined) cluster = { ...cluster, ip_collisions: c.ipCollisions };
     }
     cluster = { ...cluster, schedulable_masters_forced_true: schedulableMastersForcedTrue(cluster) };
 

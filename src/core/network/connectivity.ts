@@ -3,7 +3,7 @@
 
 import type { ConnectivityRemoteHost, Host } from '../model.ts';
 import { cidrContains, type IpFamily, tryParseCidr, tryParseIp } from './cidr.ts';
-import { BitRows, largestFullMesh } from './full-mesh.ts';
+import { BitRows, largestFullMesh, largestFullMeshSteps } from './full-mesh.ts';
 import { hostIps, inventoryNetworks } from './host-networks.ts';
 
 export interface Connectivity {
@@ -13,6 +13,20 @@ export interface Connectivity {
 
 function sortById(hosts: Host[]): Host[] {
   return [...hosts].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/**
+ * A computation that yields after each host's share of O(n) work, so a caller can spread a large
+ * cluster's over several turns of the event loop (finish runs it in one go).
+ */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Runs `steps` to the end at once. */
+export function finish<T>(steps: Steps<T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
 }
 
 type Checks = readonly { successful?: boolean; remote_ip_address?: string }[] | undefined;
@@ -26,15 +40,18 @@ interface ResolvedReport {
   remote: ConnectivityRemoteHost[];
 }
 
-function resolveReports(hosts: Host[]): ResolvedReport[] {
+function* resolveReports(hosts: Host[]): Steps<ResolvedReport[]> {
   const ids = new Map(hosts.map((h, i) => [h.id, i]));
-  return hosts.map((h) => {
+  const out: ResolvedReport[] = [];
+  for (const h of hosts) {
     const remote = h.connectivity?.remote_hosts ?? [];
     const to = new Int32Array(remote.length);
     for (let k = 0; k < remote.length; k++)
       to[k] = ids.get((remote[k] as ConnectivityRemoteHost).host_id) ?? -1;
-    return { remote, to };
-  });
+    out.push({ remote, to });
+    yield;
+  }
+  return out;
 }
 
 /** Sets row `from` of the matrix for every remote host of the report that `reached` accepts. */
@@ -55,7 +72,7 @@ function fillRow(
  * A report names each remote address once per check, so whether an address is in the CIDR is
  * decided once per address (a 1,000-host full mesh is a million checks of a thousand addresses).
  */
-function l2Reach(reports: ResolvedReport[], cidr: string): BitRows {
+function* l2Reach(reports: ResolvedReport[], cidr: string): Steps<BitRows> {
   const net = tryParseCidr(cidr);
   const ipv6 = net?.family === 'ipv6';
   const inside = new Map<string, boolean>();
@@ -73,9 +90,12 @@ function l2Reach(reports: ResolvedReport[], cidr: string): BitRows {
     return false;
   };
   const rows = new BitRows(reports.length);
-  reports.forEach((report, from) => {
-    fillRow(rows, from, report, (rh) => anyIn(rh.l2_connectivity) || (ipv6 && anyIn(rh.l3_connectivity)));
-  });
+  const reached = (rh: ConnectivityRemoteHost) =>
+    anyIn(rh.l2_connectivity) || (ipv6 && anyIn(rh.l3_connectivity));
+  for (let from = 0; from < reports.length; from++) {
+    fillRow(rows, from, reports[from] as ResolvedReport, reached);
+    yield;
+  }
   return rows;
 }
 
@@ -97,30 +117,33 @@ function reachedCount(checks: Checks, wanted: ReadonlySet<string>): number {
 }
 
 /** L3: A pinged *all* of B's addresses of the family (B must have at least one). */
-function l3Reach(hosts: Host[], reports: ResolvedReport[], family: IpFamily): BitRows {
+function* l3Reach(hosts: Host[], reports: ResolvedReport[], family: IpFamily): Steps<BitRows> {
   const addresses = hosts.map((h) => (h.inventory ? new Set(hostIps(h, family)) : undefined));
   const rows = new BitRows(hosts.length);
-  reports.forEach((report, from) => {
-    fillRow(rows, from, report, (rh, to) => {
-      const wanted = addresses[to];
-      return (
-        wanted !== undefined && wanted.size > 0 && reachedCount(rh.l3_connectivity, wanted) === wanted.size
-      );
-    });
-  });
+  const reached = (rh: ConnectivityRemoteHost, to: number) => {
+    const wanted = addresses[to];
+    return (
+      wanted !== undefined && wanted.size > 0 && reachedCount(rh.l3_connectivity, wanted) === wanted.size
+    );
+  };
+  for (let from = 0; from < reports.length; from++) {
+    fillRow(rows, from, reports[from] as ResolvedReport, reached);
+    yield;
+  }
   return rows;
 }
 
 /** Majority group of a network CIDR (L2). Hosts are ordered by id first. */
 export function l2MajorityGroup(hosts: Host[], cidr: string, minSize = 3): string[] {
   const sorted = sortById(hosts);
-  return idsOf(sorted, largestFullMesh(l2Reach(resolveReports(sorted), cidr), minSize));
+  return idsOf(sorted, largestFullMesh(finish(l2Reach(finish(resolveReports(sorted)), cidr)), minSize));
 }
 
 /** Majority group of an address family (L3). */
 export function l3MajorityGroup(hosts: Host[], family: IpFamily, minSize = 3): string[] {
   const sorted = sortById(hosts);
-  return idsOf(sorted, largestFullMesh(l3Reach(sorted, resolveReports(sorted), family), minSize));
+  const reports = finish(resolveReports(sorted));
+  return idsOf(sorted, largestFullMesh(finish(l3Reach(sorted, reports, family)), minSize));
 }
 
 function idsOf(hosts: Host[], indexes: number[]): string[] {
@@ -158,14 +181,15 @@ function reachedBefore(checks: NonNullable<Checks>, end: number, address: string
 /** Per host: the addresses that every other host reached with a successful ping (sorted). */
 export function gatherL3ConnectedAddresses(hosts: Host[]): Record<string, string[]> {
   const sorted = sortById(hosts);
-  return l3ConnectedAddresses(sorted, resolveReports(sorted));
+  return finish(l3ConnectedAddresses(sorted, finish(resolveReports(sorted))));
 }
 
-function l3ConnectedAddresses(hosts: Host[], reports: ResolvedReport[]): Record<string, string[]> {
+function* l3ConnectedAddresses(hosts: Host[], reports: ResolvedReport[]): Steps<Record<string, string[]>> {
   // Counts per cluster host by index; remote ids outside the cluster are counted by id.
   const known: (Map<string, number> | undefined)[] = [];
   const strangers = new Map<string, Map<string, number>>();
-  reports.forEach((report, from) => {
+  for (let from = 0; from < reports.length; from++) {
+    const report = reports[from] as ResolvedReport;
     report.remote.forEach((rh, k) => {
       const to = report.to[k] as number;
       if (to === from) return;
@@ -183,7 +207,8 @@ function l3ConnectedAddresses(hosts: Host[], reports: ResolvedReport[]): Record<
         m.set(a, (m.get(a) ?? 0) + 1);
       });
     });
-  });
+    yield;
+  }
   const counts = new Map(strangers);
   known.forEach((m, i) => {
     if (m) counts.set((hosts[i] as Host).id, m);
@@ -203,14 +228,21 @@ function l3ConnectedAddresses(hosts: Host[], reports: ResolvedReport[]): Record<
  * IPv6, and the L3-connected addresses. `minGroupSize` is 3 (2 for two-node-with-fencing).
  */
 export function computeConnectivity(hosts: Host[], minGroupSize = 3): Connectivity {
+  return finish(connectivitySteps(hosts, minGroupSize));
+}
+
+/** computeConnectivity in steps of one host's row (each maximum-mesh search is one step). */
+export function* connectivitySteps(hosts: Host[], minGroupSize = 3): Steps<Connectivity> {
   const sorted = sortById(hosts);
-  const reports = resolveReports(sorted);
-  const group = (rows: BitRows) => idsOf(sorted, largestFullMesh(rows, minGroupSize));
+  const reports = yield* resolveReports(sorted);
+  const group = function* (rows: BitRows) {
+    return idsOf(sorted, yield* largestFullMeshSteps(rows, minGroupSize));
+  };
   const groups: Record<string, string[]> = {};
-  for (const cidr of inventoryNetworks(hosts)) groups[cidr] = group(l2Reach(reports, cidr));
-  groups.IPv4 = group(l3Reach(sorted, reports, 'ipv4'));
-  groups.IPv6 = group(l3Reach(sorted, reports, 'ipv6'));
-  return { majority_groups: groups, l3_connected_addresses: l3ConnectedAddresses(sorted, reports) };
+  for (const cidr of inventoryNetworks(hosts)) groups[cidr] = yield* group(yield* l2Reach(reports, cidr));
+  groups.IPv4 = yield* group(yield* l3Reach(sorted, reports, 'ipv4'));
+  groups.IPv6 = yield* group(yield* l3Reach(sorted, reports, 'ipv6'));
+  return { majority_groups: groups, l3_connected_addresses: yield* l3ConnectedAddresses(sorted, reports) };
 }
 
 function sortedObject<T>(o: Record<string, T>): Record<string, T> {

@@ -54,13 +54,14 @@ function forEachMember(set: Uint32Array, visit: (i: number) => void): void {
   }
 }
 
-/** Pairs that reached each other, without self-loops. */
-function mutualRows(reach: BitRows): BitRows {
+/** Pairs that reached each other, without self-loops; a step per row. */
+function* mutualRows(reach: BitRows): Generator<void, BitRows, void> {
   const adj = new BitRows(reach.size);
   for (let i = 0; i < reach.size; i++) {
     forEachMember(reach.row(i), (j) => {
       if (j !== i && reach.has(j, i)) adj.set(i, j);
     });
+    yield;
   }
   return adj;
 }
@@ -115,7 +116,16 @@ function intersect(set: Uint32Array, row: Uint32Array): Uint32Array {
  * not already smaller than the best, so the tie rule holds whatever the pivots.
  */
 export function largestFullMesh(reach: BitRows, minSize: number): number[] {
-  const adj = mutualRows(reach);
+  const steps = largestFullMeshSteps(reach, minSize);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** largestFullMesh with a step per row of the mutual reachability (the search is one step). */
+export function* largestFullMeshSteps(reach: BitRows, minSize: number): Generator<void, number[], void> {
+  const adj = yield* mutualRows(reach);
   const { kept, degree } = meshCandidates(adj, minSize);
   let best: number[] = [];
   const group: number[] = [];

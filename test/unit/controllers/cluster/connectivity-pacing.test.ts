@@ -4,10 +4,13 @@
 // PACE_FACTOR times its duration (at most upstream's 10 s cycle), asking to be woken then.
 import { describe, expect, it } from 'vitest';
 import {
+  BACKGROUND_FROM_HOSTS,
+  BACKGROUND_POLL_MS,
   ConnectivityPacing,
   computedConnectivity,
   MAX_SPACING_MS,
   PACE_FACTOR,
+  SLICE_MS,
 } from '../../../../src/controllers/cluster/connectivity-pacing.ts';
 import type { Host } from '../../../../src/core/model.ts';
 
@@ -19,19 +22,34 @@ function host(id: string, report?: object): Host {
   } as unknown as Host;
 }
 
-/** A clock and a computation that takes `costMs` of it. */
-function harness(costMs: number) {
+/**
+ * A clock, a computation that takes `costMs` of it in one step per host (the last `fail` throws),
+ * and the slices it was scheduled in, run by `runSlices`.
+ */
+function harness(costMs: number, opts: { fail?: boolean } = {}) {
   const clock = { now: 0 };
   let computed = 0;
+  const slices: (() => void)[] = [];
   const pacing = new ConnectivityPacing({
     now: () => clock.now,
-    compute: (hosts) => {
+    schedule: (slice) => slices.push(slice),
+    steps: function* (hosts) {
+      for (const _ of hosts) {
+        clock.now += costMs / hosts.length;
+        yield;
+      }
+      if (opts.fail) throw new Error('boom');
       computed++;
-      clock.now += costMs;
       return { groups: `groups of ${hosts.length} #${computed}`, ipCollisions: undefined };
     },
   });
-  return { clock, pacing, computed: () => computed };
+  /** Runs the scheduled slices one by one; returns how many ran. */
+  const runSlices = () => {
+    let n = 0;
+    for (let slice = slices.shift(); slice; slice = slices.shift(), n++) slice();
+    return n;
+  };
+  return { clock, pacing, computed: () => computed, runSlices };
 }
 
 describe('ConnectivityPacing', () => {
@@ -51,7 +69,7 @@ describe('ConnectivityPacing', () => {
     h.clock.now += 100;
     const changed = [hosts[0]!, host('b', { remote_hosts: [{ host_id: 'a' }] }), hosts[2]!];
     const paced = h.pacing.of('c1', changed, 3);
-    expect(paced.result.groups).toBe('groups of 3 #1');
+    expect(paced.result?.groups).toBe('groups of 3 #1');
     // Computed at 0, took 20 ms: the next may start at 0 + 20 × PACE_FACTOR.
     expect(paced.dueInMs).toBe(20 * PACE_FACTOR - 120);
     h.clock.now = 20 * PACE_FACTOR;
@@ -99,6 +117,54 @@ describe('ConnectivityPacing', () => {
     const before = h.computed();
     h.pacing.of('kept', hosts, 3);
     expect(h.computed()).toBe(before);
+  });
+
+  describe(`clusters of ${BACKGROUND_FROM_HOSTS} hosts or more`, () => {
+    const large = (tag: string) =>
+      Array.from({ length: BACKGROUND_FROM_HOSTS }, (_, i) => host(`${tag}${i}`, { remote_hosts: [] }));
+
+    it('compute in slices of at most SLICE_MS, keeping the record meanwhile, then reuse the result', () => {
+      const h = harness(100);
+      const hosts = large('h');
+      expect(h.pacing.of('c1', hosts, 3)).toEqual({ result: undefined, dueInMs: BACKGROUND_POLL_MS });
+      // Asked again while it runs: no second computation.
+      expect(h.pacing.of('c1', [...hosts], 3)).toEqual({ result: undefined, dueInMs: BACKGROUND_POLL_MS });
+      expect(h.pacing.inProgress).toBe(1);
+      expect(h.runSlices()).toBe(Math.ceil(100 / SLICE_MS));
+      expect(h.pacing.inProgress).toBe(0);
+      expect(h.pacing.of('c1', hosts, 3)).toEqual({
+        result: { groups: `groups of ${BACKGROUND_FROM_HOSTS} #1`, ipCollisions: undefined },
+      });
+      expect(h.computed()).toBe(1);
+    });
+
+    it('a change while one runs waits for it, then for the spacing of its duration', () => {
+      const h = harness(100);
+      const hosts = large('h');
+      h.pacing.of('c1', hosts, 3);
+      const changed = [...hosts.slice(1), host('new', { remote_hosts: [] })];
+      h.pacing.of('c1', changed, 3);
+      h.runSlices();
+      const paced = h.pacing.of('c1', changed, 3);
+      expect(paced.result?.groups).toBe(`groups of ${BACKGROUND_FROM_HOSTS} #1`);
+      expect(paced.dueInMs).toBe(100 * PACE_FACTOR - 100);
+      h.clock.now = 100 * PACE_FACTOR;
+      expect(h.pacing.of('c1', changed, 3).dueInMs).toBe(BACKGROUND_POLL_MS);
+      h.runSlices();
+      expect(h.pacing.of('c1', changed, 3).result?.groups).toBe(`groups of ${BACKGROUND_FROM_HOSTS} #2`);
+    });
+
+    it('a computation that throws ends quietly and is not tried again for the same inputs', () => {
+      const h = harness(100, { fail: true });
+      const hosts = large('h');
+      h.pacing.of('c1', hosts, 3);
+      expect(() => h.runSlices()).not.toThrow();
+      expect(h.pacing.inProgress).toBe(0);
+      expect(h.pacing.of('c1', hosts, 3)).toEqual({ result: undefined });
+      expect(h.runSlices()).toBe(0);
+      h.pacing.of('c1', large('other'), 3);
+      expect(h.pacing.inProgress).toBe(1);
+    });
   });
 
   it('computes what the monitor stores: majority groups, and IP collisions once a host has a report', () => {
