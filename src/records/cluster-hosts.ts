@@ -4,7 +4,8 @@
 // (issue 16 item 4: about a sixth of the operator's thread in the inventory wave). The last list
 // per ClusterDeployment object is kept. A build in which the same Agents come in the same order,
 // maybe with new ones after them (the index lists Agents in the order they arrived), redoes only
-// the hosts whose Agent or facts changed, and places the new ones into the kept order.
+// the hosts whose Agent or facts changed, and places those that joined or left the cluster (a
+// new Agent is bound by its first status write) and the new ones into the kept order.
 import type { Agent, ClusterDeployment } from '../api/index.ts';
 import { type AgentHost, cachedAgentToHost, type HostRuntimeFacts, NO_FACTS } from './agent.ts';
 
@@ -79,52 +80,59 @@ function insertOrdered(order: number[], hosts: readonly (AgentHost | undefined)[
 }
 
 /**
- * The previous build with the changed hosts redone and new Agents placed, or undefined when the
- * order could have moved otherwise: an Agent gone, renamed or moved, a host joining or leaving
- * the cluster in place.
+ * The previous build with the changed hosts redone and placed, or undefined when the Agents are
+ * not the kept ones in the kept order (one gone, renamed or moved), maybe with new ones after.
  */
 function patched(was: Built, from: Sources, agents: readonly Agent[], facts: HostRuntimeFacts[]) {
   const kept = was.agents.length;
   if (agents.length < kept) return undefined;
   let hosts: (AgentHost | undefined)[] | undefined;
+  /** Positions whose place in the order may change: bound or unbound in place, or new. */
+  const moved: number[] = [];
   for (let i = 0; i < kept; i++) {
     const agent = agents[i] as Agent;
     if (agent === was.agents[i] && facts[i] === was.facts[i]) continue;
     if (agent.metadata.name !== was.agents[i]?.metadata.name) return undefined;
     const h = cachedAgentToHost(agent, facts[i]);
+    const now = h.cluster_id === from.clusterId ? h : undefined;
     const before = was.hosts[i];
-    const bound = h.cluster_id === from.clusterId;
-    if (bound !== (before !== undefined) || (before && before.id !== h.id)) return undefined;
     hosts ??= [...was.hosts];
-    hosts[i] = bound ? h : undefined;
+    hosts[i] = now;
+    if (before?.id !== now?.id) moved.push(i);
   }
-  if (agents.length === kept) {
-    const built = { ...was, ...from, agents: [...agents], facts, hosts: hosts ?? was.hosts };
-    return built satisfies Built;
+  let positionOf = was.positionOf;
+  if (agents.length > kept) {
+    hosts ??= [...was.hosts];
+    // Extended in place: the build it belonged to is replaced by this one.
+    for (let i = kept; i < agents.length; i++) {
+      const agent = agents[i] as Agent;
+      const name = agent.metadata.name ?? '';
+      if (positionOf?.has(name)) positionOf = undefined;
+      positionOf?.set(name, i);
+      const h = cachedAgentToHost(agent, facts[i]);
+      hosts.push(h.cluster_id === from.clusterId ? h : undefined);
+      moved.push(i);
+    }
   }
-  return withNewAgents(was, from, agents, facts, hosts ?? [...was.hosts]);
+  const all = hosts ?? was.hosts;
+  const order = moved.length === 0 ? was.order : reordered(was.order, all, moved);
+  return { ...from, agents: [...agents], facts, hosts: all, order, positionOf } satisfies Built;
 }
 
-/** The Agents after the kept ones, placed into a copy of the kept order. */
-function withNewAgents(
-  was: Built,
-  from: Sources,
-  agents: readonly Agent[],
-  facts: HostRuntimeFacts[],
-  hosts: (AgentHost | undefined)[],
-): Built | undefined {
-  const order = [...was.order];
-  let positionOf = was.positionOf;
-  for (let i = was.agents.length; i < agents.length; i++) {
-    const agent = agents[i] as Agent;
-    const name = agent.metadata.name ?? '';
-    if (positionOf?.has(name)) positionOf = undefined;
-    positionOf?.set(name, i);
-    const h = cachedAgentToHost(agent, facts[i]);
-    hosts.push(h.cluster_id === from.clusterId ? h : undefined);
-    if (hosts[i]) insertOrdered(order, hosts, i);
+/** Moved positions placed one by one up to this many; more are sorted with the rest. */
+const PLACED_ONE_BY_ONE = 64;
+
+/** `order` without the `moved` positions, then with those of them that are bound placed by id. */
+function reordered(order: readonly number[], hosts: readonly (AgentHost | undefined)[], moved: number[]) {
+  const isMoved = new Uint8Array(hosts.length);
+  for (const at of moved) isMoved[at] = 1;
+  const out = order.filter((p) => isMoved[p] === 0);
+  if (moved.length > PLACED_ONE_BY_ONE) {
+    for (const at of moved) if (hosts[at]) out.push(at);
+    return out.sort((a, b) => compareIds(idOf(hosts[a]), idOf(hosts[b])));
   }
-  return { ...from, agents: [...agents], facts, hosts, order, positionOf };
+  for (const at of moved) if (hosts[at]) insertOrdered(out, hosts, at);
+  return out;
 }
 
 /**

@@ -76,7 +76,7 @@ describe('clusterHosts', () => {
         const name = `h${next() % 40}`;
         const at = agents.findIndex((a) => a.metadata.name === name);
         const cluster = next() % 4 === 0 ? OTHER : next() % 6 === 0 ? undefined : CLUSTER_ID;
-        switch (next() % 8) {
+        switch (next() % 10) {
           case 0: // join at the end or leave
             if (at < 0) agents.push(bound(name, cluster));
             else agents = agents.filter((_, i) => i !== at);
@@ -106,6 +106,13 @@ describe('clusterHosts', () => {
             break;
           case 6: // many facts change between two builds
             for (let k = next() % 50; k > 0; k--) setFacts(`h${next() % 80}`, { timestamp: step * 100 + k });
+            break;
+          case 7: // a wave of new Agents at once, or the wave gone again
+            if (agents.some((a) => a.metadata.name?.startsWith('w'))) {
+              agents = agents.filter((a) => !a.metadata.name?.startsWith('w'));
+            } else {
+              for (let k = 60 + (next() % 20); k > 0; k--) agents.push(bound(`w${step}-${k}`, cluster));
+            }
             break;
           default: // nothing changed
             break;
