@@ -145,10 +145,12 @@ function factsOfAgents(
   reader: HostFactsReader | undefined,
 ): HostRuntimeFacts[] {
   const readOne = (a: Agent) => reader?.get(a.metadata.name ?? '') ?? NO_FACTS;
-  const changed =
-    was?.reader === reader && was?.mark !== undefined && was.positionOf
-      ? reader?.changedSince?.(was.mark)
-      : undefined;
+  const since = was?.reader === reader ? was?.mark : undefined;
+  const mark = reader?.changeMark;
+  // The store's changes are the whole fleet's: past as many as the cluster has hosts, reading
+  // each host's facts is the cheaper way (a one-host cluster polled every 10 s in a busy hub).
+  const fewer = since !== undefined && mark !== undefined && mark - since <= agents.length;
+  const changed = fewer && was?.positionOf ? reader?.changedSince?.(since) : undefined;
   if (!was?.positionOf || !changed) return agents.map(readOne);
   const facts = was.facts.slice(0, Math.min(was.facts.length, agents.length));
   for (const id of changed) {

@@ -51,6 +51,28 @@ describe('clusterHosts', () => {
     expect(after[2]?.checked_in_at).toBe('2025-03-01T09:59:00.000Z');
   });
 
+  it("reads a small cluster's facts directly once the fleet changed more facts than it has hosts", () => {
+    const cd = clusterDeployment() as ClusterDeployment;
+    const store = new HostFactsStore();
+    const agents = [bound('a', CLUSTER_ID)];
+    clusterHosts(cd, CLUSTER_ID, agents, store);
+    let asked = 0;
+    const reader = Object.assign(Object.create(store) as HostFactsStore, {
+      changedSince: (mark: number) => {
+        asked++;
+        return store.changedSince(mark);
+      },
+    });
+    clusterHosts(cd, CLUSTER_ID, agents, reader); // another reader: read directly, kept from now on
+    store.update('a', { timestamp: 1 }, 0);
+    expect(clusterHosts(cd, CLUSTER_ID, agents, reader)[0]?.timestamp).toBe(1);
+    expect(asked).toBe(1);
+    for (let i = 0; i < 100; i++) store.update(`other-${i}`, { timestamp: i }, 0);
+    store.update('a', { timestamp: 2 }, 0);
+    expect(clusterHosts(cd, CLUSTER_ID, agents, reader)[0]?.timestamp).toBe(2);
+    expect(asked).toBe(1);
+  });
+
   it.each([
     ['a map', () => new Map<string, HostRuntimeFacts>()],
     ['the facts store, which tells what changed', () => new HostFactsStore()],
