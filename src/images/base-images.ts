@@ -110,9 +110,13 @@ export class BaseImageCache {
     return this.once(name, identity, () => this.loadOrBuildMinimal(name, identity, os, full, rootfsUrl));
   }
 
-  /** Abandons downloads in flight (their callers get an abort error). */
-  close(): void {
+  /**
+   * Abandons downloads in flight (their callers get an abort error) and resolves once every
+   * download and build has finished with the data directory, removed part files included.
+   */
+  async close(): Promise<void> {
     for (const ac of this.aborts) ac.abort(new Error('base image cache closed'));
+    await Promise.allSettled([...this.inflight.values()].map((run) => run.promise));
   }
 
   private once(key: string, identity: string, produce: () => Promise<CachedImage>): Promise<CachedImage> {

@@ -127,8 +127,9 @@ export class ImageServices {
     for (const listener of this.baseImageListeners) listener();
   }
 
-  close(): void {
-    this.cache.close();
+  /** Ends the cache's downloads; the manager awaits it on shutdown, before the data goes. */
+  close(): Promise<void> {
+    return this.cache.close();
   }
 }
 
@@ -142,7 +143,13 @@ function baseImageKey(os: OsImage): string {
   return `${cachedIsoName('full-iso', os)}|${os.url}`;
 }
 
-const registry = perObject((ctx: OperatorContext) => new ImageServices(ctx));
+const registry = perObject((ctx: OperatorContext) => {
+  const services = new ImageServices(ctx);
+  // A download left running after stop kept writing into the data directory (its owner may
+  // remove it right away: an integration test's clean-up failed with ENOTEMPTY).
+  ctx.mgr.onShutdown(() => services.close());
+  return services;
+});
 
 export function imageServicesOf(ctx: OperatorContext): ImageServices {
   return registry.of(ctx);

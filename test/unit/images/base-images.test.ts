@@ -202,6 +202,16 @@ describe('BaseImageCache.ensure', () => {
     expect(moved.osImage.url).toContain('/moved.iso');
   });
 
+  it('close resolves once abandoned downloads have removed their part files', async () => {
+    const { dir, cache } = newCache();
+    const pending = cache.ensure(osImage('/good.iso?delay=30000'));
+    pending.catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await filesIn(dir)).some((f) => f.endsWith('.part'))).toBe(true);
+    await cache.close();
+    expect(await filesIn(dir)).toEqual([]);
+  });
+
   it('abandons downloads on close', async () => {
     const { dir, cache } = newCache();
     const pending = cache.ensure(osImage('/good.iso?delay=30000'));
