@@ -15,12 +15,11 @@ import type { Host } from '../../core/model.ts';
 import {
   connectivitySteps,
   detectIpCollisions,
-  finish,
   formatConnectivity,
   formatIpCollisions,
-  type Steps,
 } from '../../core/network/connectivity.ts';
 import { sameItems } from '../../util/same-items.ts';
+import { finish, type Steps } from '../../util/steps.ts';
 
 export interface ConnectivityResult {
   groups: string;

@@ -1,6 +1,7 @@
 // Connectivity-derived cluster data (core.md §6.6): majority groups per network (L2) and per
 // address family (L3), the addresses every other host reached, and IP collisions.
 
+import { finish, type Steps } from '../../util/steps.ts';
 import type { ConnectivityRemoteHost, Host } from '../model.ts';
 import { cidrContains, type IpFamily, tryParseCidr, tryParseIp } from './cidr.ts';
 import { BitRows, largestFullMesh, largestFullMeshSteps } from './full-mesh.ts';
@@ -13,20 +14,6 @@ export interface Connectivity {
 
 function sortById(hosts: Host[]): Host[] {
   return [...hosts].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
-
-/**
- * A computation that yields after each host's share of O(n) work, so a caller can spread a large
- * cluster's over several turns of the event loop (finish runs it in one go).
- */
-export type Steps<T> = Generator<void, T, void>;
-
-/** Runs `steps` to the end at once. */
-export function finish<T>(steps: Steps<T>): T {
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
 }
 
 type Checks = readonly { successful?: boolean; remote_ip_address?: string }[] | undefined;
@@ -101,19 +88,11 @@ function* l2Reach(reports: ResolvedReport[], cidr: string): Steps<BitRows> {
 
 /** How many distinct addresses of `wanted` the successful checks reached. */
 function reachedCount(checks: Checks, wanted: ReadonlySet<string>): number {
-  let first: string | undefined;
-  let found: Set<string> | undefined;
-  for (const c of checks ?? []) {
-    const ip = c.remote_ip_address;
-    if (!c.successful || !ip || !wanted.has(ip)) continue;
-    // One address is the usual case: count without a set until a second one shows up.
-    if (first === undefined) first = ip;
-    else if (ip !== first) {
-      found ??= new Set([first]);
-      found.add(ip);
-    }
-  }
-  return found ? found.size : first === undefined ? 0 : 1;
+  let n = 0;
+  forEachReachedAddress(checks, (a) => {
+    if (wanted.has(a)) n++;
+  });
+  return n;
 }
 
 /** L3: A pinged *all* of B's addresses of the family (B must have at least one). */

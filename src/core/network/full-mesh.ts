@@ -2,6 +2,8 @@
 // rows: a 1,000-host full mesh is a million reachability pairs, which as Sets of numbers cost the
 // cluster monitor most of a second per group, most of it in the collector (issue 16 item 4).
 
+import { finish, type Steps } from '../../util/steps.ts';
+
 /** A square bit matrix: bit j of row i says host i reached host j. */
 export class BitRows {
   readonly size: number;
@@ -55,7 +57,7 @@ function forEachMember(set: Uint32Array, visit: (i: number) => void): void {
 }
 
 /** Pairs that reached each other, without self-loops; a step per row. */
-function* mutualRows(reach: BitRows): Generator<void, BitRows, void> {
+function* mutualRows(reach: BitRows): Steps<BitRows> {
   const adj = new BitRows(reach.size);
   for (let i = 0; i < reach.size; i++) {
     forEachMember(reach.row(i), (j) => {
@@ -116,15 +118,11 @@ function intersect(set: Uint32Array, row: Uint32Array): Uint32Array {
  * not already smaller than the best, so the tie rule holds whatever the pivots.
  */
 export function largestFullMesh(reach: BitRows, minSize: number): number[] {
-  const steps = largestFullMeshSteps(reach, minSize);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
+  return finish(largestFullMeshSteps(reach, minSize));
 }
 
 /** largestFullMesh with a step per row of the mutual reachability (the search is one step). */
-export function* largestFullMeshSteps(reach: BitRows, minSize: number): Generator<void, number[], void> {
+export function* largestFullMeshSteps(reach: BitRows, minSize: number): Steps<number[]> {
   const adj = yield* mutualRows(reach);
   const { kept, degree } = meshCandidates(adj, minSize);
   let best: number[] = [];

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BaseImageCache, cachedIsoName, type OsImage } from '../../../src/images/base-images.ts';
+import { eventually } from '../../harness/env.ts';
 import { buildTestIso, type TestIso } from '../../harness/iso.ts';
 import { makeTempDir } from './helpers.ts';
 
@@ -206,8 +207,10 @@ describe('BaseImageCache.ensure', () => {
     const { dir, cache } = newCache();
     const pending = cache.ensure(osImage('/good.iso?delay=30000'));
     pending.catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 100));
-    expect((await filesIn(dir)).some((f) => f.endsWith('.part'))).toBe(true);
+    // The download has begun writing once its part file exists.
+    await eventually(async () => (await filesIn(dir)).some((f) => f.endsWith('.part')), {
+      what: 'the part file',
+    });
     await cache.close();
     expect(await filesIn(dir)).toEqual([]);
   });
