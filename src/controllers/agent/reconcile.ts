@@ -87,8 +87,9 @@ function syncResetFacts(ctx: OperatorContext, before: HostRuntimeFacts, host: Re
   const patch: HostRuntimeFacts = {};
   for (const k of RESETTABLE_FACTS) {
     // Only what the refresh saw: a reply that arrived during the writes is newer than the reset.
-    const unchanged = JSON.stringify(live[k]) === JSON.stringify(before[k]);
-    if (before[k] !== undefined && host[k] === undefined && unchanged)
+    // The store replaces a value only when it changes, so identity tells; comparing the JSON
+    // stringified a 1,000-host connectivity report (0.5 MiB) twice in every Agent reconcile.
+    if (before[k] !== undefined && host[k] === undefined && live[k] === before[k])
       (patch as Record<string, unknown>)[k] = undefined;
   }
   if (Object.keys(patch).length > 0) ctx.facts.update(host.id, patch, ctx.now().getTime());
