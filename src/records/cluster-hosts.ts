@@ -7,6 +7,12 @@
 // the hosts whose Agent or facts changed, and places those that joined or left the cluster (a
 // new Agent is bound by its first status write) and the new ones into the kept order.
 import type { Agent, ClusterDeployment } from '../api/index.ts';
+import {
+  buildHostnameIds,
+  countedHostname,
+  type HostnameIds,
+  rememberHostnameIds,
+} from '../core/validations/index.ts';
 import { type AgentHost, cachedAgentToHost, type HostRuntimeFacts, NO_FACTS } from './agent.ts';
 
 /** Runtime facts by host id (the facts store, or a map in tests). */
@@ -31,6 +37,10 @@ interface Built {
   mark: number | undefined;
   /** Input position by Agent name; undefined when two Agents share a name. */
   positionOf: Map<string, number> | undefined;
+  /** The bound hosts' ids by the hostname hostname-unique counts them under; never changed in place. */
+  names: HostnameIds;
+  /** The list handed out, handed out again while no host changed (set on first use). */
+  out?: AgentHost[];
 }
 
 const lastBuilt = new WeakMap<ClusterDeployment, Built>();
@@ -63,7 +73,31 @@ function buildAll(from: Sources, agents: readonly Agent[], facts: HostRuntimeFac
     if (h) order.push(i);
   });
   order.sort((a, b) => compareIds(idOf(hosts[a]), idOf(hosts[b])));
-  return { ...from, agents: [...agents], facts, hosts, order, positionOf: positions(agents) };
+  const names = buildHostnameIds(order.map((i) => hosts[i] as AgentHost));
+  return { ...from, agents: [...agents], facts, hosts, order, positionOf: positions(agents), names };
+}
+
+/** `names` with each changed host moved to the name it is counted under now; the same map if none moved. */
+function renamed(names: HostnameIds, changes: [AgentHost | undefined, AgentHost | undefined][]): HostnameIds {
+  const key = (h: AgentHost | undefined) => (h ? countedHostname(h) : undefined);
+  // A position keeps its Agent (patched rebuilds otherwise), so a host keeps its id or is absent.
+  const moves = changes.filter(([was, now]) => key(was) !== key(now));
+  if (moves.length === 0) return names;
+  const out = new Map(names);
+  for (const [was, now] of moves) {
+    const from = key(was);
+    if (was && from !== undefined) {
+      // One occurrence: two Agents of one name (in two namespaces) are two hosts of one id.
+      const left = [...(out.get(from) ?? [])];
+      const at = left.indexOf(was.id);
+      if (at >= 0) left.splice(at, 1);
+      if (left.length > 0) out.set(from, left);
+      else out.delete(from);
+    }
+    const to = key(now);
+    if (now && to !== undefined) out.set(to, [...(out.get(to) ?? []), now.id]);
+  }
+  return out;
 }
 
 /** Inserts input position `at` into `order` (positions ordered by their hosts' ids). */
@@ -83,12 +117,18 @@ function insertOrdered(order: number[], hosts: readonly (AgentHost | undefined)[
  * The previous build with the changed hosts redone and placed, or undefined when the Agents are
  * not the kept ones in the kept order (one gone, renamed or moved), maybe with new ones after.
  */
-function patched(was: Built, from: Sources, agents: readonly Agent[], facts: HostRuntimeFacts[]) {
+function patched(
+  was: Built,
+  from: Sources,
+  agents: readonly Agent[],
+  facts: HostRuntimeFacts[],
+): Built | undefined {
   const kept = was.agents.length;
   if (agents.length < kept) return undefined;
   let hosts: (AgentHost | undefined)[] | undefined;
   /** Positions whose place in the order may change: bound or unbound in place, or new. */
   const moved: number[] = [];
+  const changes: [AgentHost | undefined, AgentHost | undefined][] = [];
   for (let i = 0; i < kept; i++) {
     const agent = agents[i] as Agent;
     if (agent === was.agents[i] && facts[i] === was.facts[i]) continue;
@@ -98,6 +138,7 @@ function patched(was: Built, from: Sources, agents: readonly Agent[], facts: Hos
     const before = was.hosts[i];
     hosts ??= [...was.hosts];
     hosts[i] = now;
+    changes.push([before, now]);
     if (before?.id !== now?.id) moved.push(i);
   }
   let positionOf = was.positionOf;
@@ -110,13 +151,16 @@ function patched(was: Built, from: Sources, agents: readonly Agent[], facts: Hos
       if (positionOf?.has(name)) positionOf = undefined;
       positionOf?.set(name, i);
       const h = cachedAgentToHost(agent, facts[i]);
-      hosts.push(h.cluster_id === from.clusterId ? h : undefined);
+      const now = h.cluster_id === from.clusterId ? h : undefined;
+      hosts.push(now);
+      changes.push([undefined, now]);
       moved.push(i);
     }
   }
   const all = hosts ?? was.hosts;
   const order = moved.length === 0 ? was.order : reordered(was.order, all, moved);
-  return { ...from, agents: [...agents], facts, hosts: all, order, positionOf } satisfies Built;
+  const names = renamed(was.names, changes);
+  return { ...from, agents: [...agents], facts, hosts: all, order, positionOf, names } satisfies Built;
 }
 
 /** Moved positions placed one by one up to this many; more are sorted with the rest. */
@@ -162,7 +206,11 @@ function factsOfAgents(
   return facts;
 }
 
-/** The Agents bound to `clusterId`, as hosts ordered by id; a fresh array on every call. */
+/**
+ * The Agents bound to `clusterId`, as hosts ordered by id. While none of them changed, the same
+ * array as last time (read-only: what is computed once per array, such as hostname uniqueness
+ * across the cluster, is then computed once for all its hosts' validations).
+ */
 export function clusterHosts(
   cd: ClusterDeployment,
   clusterId: string,
@@ -173,9 +221,15 @@ export function clusterHosts(
   const kept = was?.clusterId === clusterId ? was : undefined;
   const from: Sources = { clusterId, reader: factsOf, mark: factsOf?.changeMark };
   // A build that cannot patch reads every host's facts: the kept ones are by the kept positions.
-  const built =
+  const built: Built =
     (kept && patched(kept, from, agents, factsOfAgents(kept, agents, factsOf))) ??
     buildAll(from, agents, factsOfAgents(undefined, agents, factsOf));
   lastBuilt.set(cd, built);
-  return built.order.map((i) => built.hosts[i] as AgentHost);
+  if (kept && built.hosts === kept.hosts && built.order === kept.order) built.out = kept.out;
+  // Frozen: shared between callers, so a change in place would be seen by all of them.
+  if (!built.out) {
+    built.out = Object.freeze(built.order.map((i) => built.hosts[i] as AgentHost)) as AgentHost[];
+    rememberHostnameIds(built.out, built.names);
+  }
+  return built.out;
 }

@@ -3,7 +3,7 @@
 import { allowedDriveTypes, listEligibleDisks } from '../hardware/disks.ts';
 import { deviceIdentifier, installationPath, skippedFormattingDisks } from '../hardware/installation-disk.ts';
 import { bytesToString, mibToBytes } from '../hardware/units.ts';
-import type { DiskInfo, PlatformType } from '../model.ts';
+import type { DiskInfo, Host, PlatformType } from '../model.ts';
 import { FORBIDDEN_HOSTNAMES, HOSTNAME_PATTERN } from '../statemachine/hostutil.ts';
 import {
   type Check,
@@ -106,13 +106,53 @@ export function hasMemoryForRole(c: HostValidationContext): Check {
   );
 }
 
+/** Ids of a cluster's hosts that have an inventory, by effective hostname (hostname-unique). */
+export type HostnameIds = ReadonlyMap<string, readonly string[]>;
+
+/** The name a host is counted under by hostname-unique: undefined while it has no inventory. */
+export function countedHostname(h: Host): string | undefined {
+  return h.inventory ? effectiveHostname(h) : undefined;
+}
+
+export function buildHostnameIds(hosts: Iterable<Host>): Map<string, readonly string[]> {
+  const byName = new Map<string, string[]>();
+  for (const h of hosts) {
+    const n = countedHostname(h);
+    if (n === undefined) continue;
+    const ids = byName.get(n);
+    if (ids) ids.push(h.id);
+    else byName.set(n, [h.id]);
+  }
+  return byName;
+}
+
+/**
+ * The index of each hosts array, built once: a change that touches every host of a cluster (its
+ * majority groups) validates them all, and a walk per host made that O(n²). A builder that keeps
+ * the index as its hosts change registers it with its array (records/cluster-hosts.ts).
+ */
+const hostnameIdsByArray = new WeakMap<readonly Host[], HostnameIds>();
+
+/** Registers the index of `hosts`: it must be exactly buildHostnameIds(hosts), and never change. */
+export function rememberHostnameIds(hosts: readonly Host[], ids: HostnameIds): void {
+  hostnameIdsByArray.set(hosts, ids);
+}
+
+/** The index of `hosts`: the one remembered for this array, or built (and remembered) now. */
+export function hostnameIdsOf(hosts: readonly Host[]): HostnameIds {
+  let ids = hostnameIdsByArray.get(hosts);
+  if (!ids) {
+    ids = buildHostnameIds(hosts);
+    hostnameIdsByArray.set(hosts, ids);
+  }
+  return ids;
+}
+
 export function hostnameUnique(c: HostValidationContext): Check {
   if (!c.cluster) return suppress;
   if (!c.inventory) return check('pending', MISSING_INVENTORY);
   const name = effectiveHostname(c.host);
-  const clash = clusterHosts(c).some(
-    (h) => h.id !== c.host.id && h.inventory && effectiveHostname(h) === name,
-  );
+  const clash = (hostnameIdsOf(clusterHosts(c)).get(name) ?? []).some((id) => id !== c.host.id);
   return clash
     ? check('failure', `Hostname ${name} is not unique in cluster`)
     : check('success', `Hostname ${name} is unique in cluster`);

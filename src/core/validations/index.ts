@@ -8,7 +8,17 @@ export {
   type HostValidationInput,
   type OperatorHostValidationResult,
 } from './host-context.ts';
-export { FORBIDDEN_HOSTNAMES, HOSTNAME_PATTERN, hostnameError, isAgentCompatible } from './host-hardware.ts';
+export {
+  buildHostnameIds,
+  countedHostname,
+  FORBIDDEN_HOSTNAMES,
+  HOSTNAME_PATTERN,
+  type HostnameIds,
+  hostnameError,
+  hostnameIdsOf,
+  isAgentCompatible,
+  rememberHostnameIds,
+} from './host-hardware.ts';
 export { MEDIA_DISCONNECTED_MESSAGE } from './host-network.ts';
 export { pullSecretProblem } from './pull-secret.ts';
 export * from './types.ts';

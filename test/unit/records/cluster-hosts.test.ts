@@ -2,6 +2,7 @@
 // whatever changes between two builds, the list is the one a plain build gives.
 import { describe, expect, it } from 'vitest';
 import type { Agent, ClusterDeployment } from '../../../src/api/index.ts';
+import { hostnameIdsOf } from '../../../src/core/validations/index.ts';
 import { clusterHosts } from '../../../src/records/cluster-hosts.ts';
 import { HostFactsStore } from '../../../src/records/facts.ts';
 import { type AgentHost, agentToHost, type HostRuntimeFacts } from '../../../src/records/index.ts';
@@ -10,13 +11,34 @@ import { agent, CLUSTER_ID, clusterDeployment } from './fixtures.ts';
 
 const OTHER = '2b0c1a3e-0000-4000-8000-00000000000f';
 
-/** An Agent `name`, bound to `cluster` (or not), with a requested hostname to tell versions apart. */
-function bound(name: string, cluster: string | undefined, hostname = `${name}-0`): Agent {
+/**
+ * An Agent `name`, bound to `cluster` (or not), with a requested hostname to tell versions apart
+ * and, when `inventoryHostname` is given, an inventory.
+ */
+function bound(
+  name: string,
+  cluster: string | undefined,
+  hostname = `${name}-0`,
+  inventoryHostname?: string,
+): Agent {
   const a = agent({ metadata: { name, namespace: 'spoke' } });
   return {
     ...a,
-    status: { backend: { requestedHostname: hostname, ...(cluster ? { clusterID: cluster } : {}) } },
+    status: {
+      backend: {
+        requestedHostname: hostname,
+        ...(cluster ? { clusterID: cluster } : {}),
+        ...(inventoryHostname !== undefined ? { inventoryExtra: {} } : {}),
+      },
+      ...(inventoryHostname !== undefined ? { inventory: { hostname: inventoryHostname } } : {}),
+    },
   } as Agent;
+}
+
+/** Each counted hostname's ids, as sets: what hostname-unique reads of a list. */
+function namesOf(hosts: readonly AgentHost[]): Record<string, string[]> {
+  const ids = hostnameIdsOf(hosts);
+  return Object.fromEntries([...ids].map(([n, list]) => [n, [...new Set(list)].sort()]));
 }
 
 /** What the record's hosts are, built from nothing: bound Agents as hosts, ordered by id. */
@@ -28,14 +50,22 @@ function plain(agents: readonly Agent[], facts: Map<string, HostRuntimeFacts>): 
 }
 
 describe('clusterHosts', () => {
-  it('lists the bound Agents as hosts ordered by id, in a fresh array each time', () => {
+  it('lists the bound Agents as hosts ordered by id, the same frozen array until one changes', () => {
     const cd = clusterDeployment() as ClusterDeployment;
     const agents = [bound('c', CLUSTER_ID), bound('a', CLUSTER_ID), bound('b', OTHER), bound('d', undefined)];
     const first = clusterHosts(cd, CLUSTER_ID, agents, undefined);
     expect(first.map((h) => h.id)).toEqual(['a', 'c']);
-    const second = clusterHosts(cd, CLUSTER_ID, agents, undefined);
-    expect(second).toEqual(first);
-    expect(second).not.toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(clusterHosts(cd, CLUSTER_ID, [...agents], undefined)).toBe(first);
+    const facts = new Map([['a', { checked_in_at: '2026-01-01T00:00:00Z' }]]);
+    const changed = clusterHosts(cd, CLUSTER_ID, agents, facts);
+    expect(changed).not.toBe(first);
+    expect(changed).toEqual(plain(agents, facts));
+    // The caller's array is copied, not kept: changing it does not change the next list.
+    const mine = [...agents];
+    expect(clusterHosts(cd, CLUSTER_ID, mine, facts)).toBe(changed);
+    mine[0] = bound('e', CLUSTER_ID);
+    expect(clusterHosts(cd, CLUSTER_ID, agents, facts)).toBe(changed);
   });
 
   it('redoes only the host whose Agent or facts changed', () => {
@@ -94,6 +124,7 @@ describe('clusterHosts', () => {
         if (value) plainFacts.set(name, { ...plainFacts.get(name), ...value });
         else plainFacts.delete(name);
       };
+      let counted = 0;
       for (let step = 0; step < 1500; step++) {
         const name = `h${next() % 40}`;
         const at = agents.findIndex((a) => a.metadata.name === name);
@@ -118,7 +149,17 @@ describe('clusterHosts', () => {
             agents = agents.reverse();
             break;
           case 4: // another Agent in the same place
-            if (at >= 0) agents[at] = bound(`h${40 + (next() % 40)}`, cluster);
+            if (at >= 0) {
+              const other = `h${40 + (next() % 40)}`;
+              agents[at] =
+                next() % 2 === 0 ? bound(other, cluster) : bound(other, cluster, '', `dup-${next() % 5}`);
+            }
+            break;
+          case 8: // an inventory arrives or its hostname changes; requested hostnames often clash
+            if (at >= 0) {
+              const requested = next() % 2 === 0 ? `dup-${next() % 5}` : '';
+              agents[at] = bound(name, cluster, requested, `dup-${next() % 5}`);
+            }
             break;
           case 5: // several join at once
             for (let k = next() % 4; k > 0; k--) {
@@ -139,10 +180,16 @@ describe('clusterHosts', () => {
           default: // nothing changed
             break;
         }
-        expect(clusterHosts(cd, CLUSTER_ID, agents, facts), `seed ${seed} step ${step}`).toEqual(
-          plain(agents, plainFacts),
-        );
+        const list = clusterHosts(cd, CLUSTER_ID, agents, facts);
+        counted += Object.keys(namesOf(list)).length;
+        const expected = plain(agents, plainFacts);
+        expect(list, `seed ${seed} step ${step}`).toEqual(expected);
+        // The hostname index kept with the list (remembered for this very array) is the one a
+        // build from the plain list gives.
+        expect(namesOf(list), `seed ${seed} step ${step}`).toEqual(namesOf(expected));
       }
+      // The run did count hostnames (about 3 of 5 names in use at each step).
+      expect(counted).toBeGreaterThan(1500);
     },
   );
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Disk } from '../../../../src/core/inventory.ts';
 import type { Host } from '../../../../src/core/model.ts';
 import { HOSTNAME_PATTERN, isAgentCompatible } from '../../../../src/core/validations/host-hardware.ts';
+import { seededUint32 } from '../../../../src/sim/prng.ts';
 import { bound, cluster, GIB, host, inventory, NOW, unbound } from './host-fixtures.ts';
 import { condition, outcome } from './host-helpers.ts';
 
@@ -225,6 +226,42 @@ describe('hostname-unique', () => {
     const h = host();
     const other = host({ id: 'host-9', inventory: undefined, requested_hostname: 'master-0' });
     expect(outcome(bound(h, { hosts: [h, other] }), 'hostname-unique')[0]).toBe('success');
+  });
+  it('every host validated against one shared hosts array gets the verdict of a walk (seeded)', () => {
+    // The names are counted once per array; a cluster-wide change validates all hosts with one.
+    const seed = 1127;
+    const rand = seededUint32(seed);
+    for (let round = 0; round < 20; round++) {
+      const hosts = Array.from({ length: 40 }, (_, i) => {
+        const name = `node-${rand() % 12}`;
+        const kind = rand() % 4;
+        return host({
+          id: `host-${String(i).padStart(2, '0')}`,
+          requested_hostname: kind === 0 ? `node-${rand() % 12}` : undefined,
+          inventory: kind === 1 ? undefined : inventory({ hostname: name }),
+        });
+      });
+      const shared = Object.freeze([...hosts]) as Host[];
+      for (const h of hosts) {
+        const name = h.requested_hostname || h.inventory?.hostname || '';
+        const walk = hosts.some(
+          (o) => o.id !== h.id && o.inventory && (o.requested_hostname || o.inventory.hostname) === name,
+        );
+        // The host validated may be a newer record of itself than the array holds.
+        const renamed = { ...h, requested_hostname: rand() % 5 === 0 ? 'node-0' : h.requested_hostname };
+        const newName = renamed.requested_hostname || renamed.inventory?.hostname || '';
+        const walkRenamed = hosts.some(
+          (o) => o.id !== h.id && o.inventory && (o.requested_hostname || o.inventory.hostname) === newName,
+        );
+        const expected = (clash: boolean) => (h.inventory ? (clash ? 'failure' : 'success') : 'pending');
+        expect(outcome(bound(h, { hosts: shared }), 'hostname-unique')[0], `seed ${seed}`).toBe(
+          expected(walk),
+        );
+        expect(outcome(bound(renamed, { hosts: shared }), 'hostname-unique')[0], `seed ${seed}`).toBe(
+          expected(walkRenamed),
+        );
+      }
+    }
   });
   it('pending without inventory; suppressed for unbound hosts', () => {
     expect(outcome(bound(noInventory), 'hostname-unique')).toEqual(['pending', 'Missing inventory']);
