@@ -14,7 +14,7 @@ import type { Agent } from '../src/api/index.ts';
 import { endWithThisProcess } from '../src/dev/own-session.ts';
 import { AGENT } from '../src/records/resources.ts';
 import { KubeClient, loadKubeConfig } from '../src/runtime/index.ts';
-import { hostId, inventory, pool } from './fleet.ts';
+import { connectivityReport, hostId, inventory, pool } from './fleet.ts';
 
 export interface FleetInit {
   /** `http://host:port/api/assisted-install` */
@@ -50,6 +50,15 @@ export interface IdleResult {
   failures: Failures;
 }
 
+export interface ConnectivityWaveResult extends IdleResult {
+  /** Connectivity-check steps answered, each with a report of every host the step named. */
+  reports: number;
+  /** Each report's size as posted (the step reply body), in bytes. */
+  reportBytes: number[];
+  /** Each report's POST, sent → answered. */
+  replyLatenciesMs: number[];
+}
+
 export interface EventStatusResult {
   seconds: number;
   sent: number;
@@ -64,12 +73,19 @@ type Command =
   | { cmd: 'register' }
   | { cmd: 'inventory' }
   | { cmd: 'idle'; seconds: number; intervalSeconds: number }
+  | { cmd: 'connectivity'; seconds: number; intervalSeconds: number }
   | { cmd: 'events'; seconds: number; perSecond: number; settleSeconds: number }
   | { cmd: 'cpu' };
 
 export function pct(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+interface Step {
+  step_type: string;
+  step_id: string;
+  args?: string[] | null;
 }
 
 type Reply = { id: number; result?: unknown; error?: string };
@@ -177,6 +193,11 @@ export class FleetDriver {
     return this.send({ cmd: 'idle', seconds, intervalSeconds });
   }
 
+  /** As idle, but every host answers the connectivity checks its polls hand it. */
+  connectivity(seconds: number, intervalSeconds: number): Promise<ConnectivityWaveResult> {
+    return this.send({ cmd: 'connectivity', seconds, intervalSeconds });
+  }
+
   events(seconds: number, perSecond: number, settleSeconds: number): Promise<EventStatusResult> {
     return this.send({ cmd: 'events', seconds, perSecond, settleSeconds });
   }
@@ -209,6 +230,11 @@ class Fleet {
   }
 
   private async call(method: 'GET' | 'POST', path: string, i: number, body?: unknown): Promise<number> {
+    return (await this.exchange(method, path, i, body)).status;
+  }
+
+  /** One request as host i; the answer's status and body. `body` is sent as is when a string. */
+  private async exchange(method: 'GET' | 'POST', path: string, i: number, body?: unknown) {
     const { tokens } = this.init;
     const res = await request(`${this.init.base}${path}`, {
       method,
@@ -218,10 +244,9 @@ class Fleet {
         'x-secret-key': tokens[i % tokens.length]!,
         ...(body ? { 'content-type': 'application/json' } : {}),
       },
-      ...(body ? { body: `${JSON.stringify(body)}\n` } : {}),
+      ...(body ? { body: typeof body === 'string' ? body : `${JSON.stringify(body)}\n` } : {}),
     });
-    await res.body.text();
-    return res.statusCode;
+    return { status: res.statusCode, text: await res.body.text() };
   }
 
   private hostPath(i: number): string {
@@ -272,6 +297,44 @@ class Fleet {
 
   /** Every host polls its next steps every `intervalSeconds`, start times spread over one interval. */
   async idle(seconds: number, intervalSeconds: number): Promise<IdleResult> {
+    return this.polling('idle poll', seconds, intervalSeconds, async () => {});
+  }
+
+  /** Polls as idle does; a poll that hands out a connectivity check is answered with a full report. */
+  async connectivity(seconds: number, intervalSeconds: number): Promise<ConnectivityWaveResult> {
+    const reportBytes: number[] = [];
+    const replyLatenciesMs: number[] = [];
+    const polled = await this.polling(
+      'connectivity poll',
+      seconds,
+      intervalSeconds,
+      async (i, answer, failures) => {
+        const steps = (JSON.parse(answer) as { instructions?: Step[] | null }).instructions ?? [];
+        for (const step of steps.filter((st) => st.step_type === 'connectivity-check')) {
+          const body = `${JSON.stringify({ step_type: step.step_type, step_id: step.step_id, exit_code: 0, output: connectivityReport(i, step.args) })}\n`;
+          const s = performance.now();
+          const { status } = await this.exchange(
+            'POST',
+            `${this.hostPath(i)}/${hostId(i)}/instructions`,
+            i,
+            body,
+          );
+          replyLatenciesMs.push(performance.now() - s);
+          reportBytes.push(Buffer.byteLength(body));
+          if (status !== 204) count(failures, `connectivity reply ${status}`);
+        }
+      },
+    );
+    return { ...polled, reports: reportBytes.length, reportBytes, replyLatenciesMs };
+  }
+
+  /** Every host polls every `intervalSeconds` for `seconds`; `then` sees each 200 answer. */
+  private async polling(
+    label: string,
+    seconds: number,
+    intervalSeconds: number,
+    then: (i: number, answer: string, failures: Failures) => Promise<void>,
+  ): Promise<IdleResult> {
     const latenciesMs: number[] = [];
     const failures: Failures = {};
     const { hosts } = this.init;
@@ -283,9 +346,14 @@ class Fleet {
         for (let at = t0 + (i / hosts) * intervalMs; at < end; at += intervalMs) {
           await sleep(at - performance.now());
           const s = performance.now();
-          const status = await this.poll(i);
+          const { status, text } = await this.exchange(
+            'GET',
+            `${this.hostPath(i)}/${hostId(i)}/instructions`,
+            i,
+          );
           latenciesMs.push(performance.now() - s);
-          if (status !== 200) count(failures, `idle poll ${status}`);
+          if (status !== 200) count(failures, `${label} ${status}`);
+          else await then(i, text, failures);
         }
       }),
     );
@@ -404,6 +472,8 @@ async function serve(init: FleetInit, port: CommandPort): Promise<void> {
           return fleet.inventory();
         case 'idle':
           return fleet.idle(m.seconds, m.intervalSeconds);
+        case 'connectivity':
+          return fleet.connectivity(m.seconds, m.intervalSeconds);
         case 'events':
           return fleet.events(m.seconds, m.perSecond, m.settleSeconds);
         case 'cpu': {

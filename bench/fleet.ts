@@ -115,7 +115,7 @@ export function inventory(i: number, cpuMhz = 2400): string {
       {
         flags: ['up'],
         has_carrier: true,
-        ipv4_addresses: [`192.168.122.${10 + (i % 200)}/24`],
+        ipv4_addresses: [`${hostAddress(i)}/24`],
         ipv6_addresses: [],
         mac_address: mac,
         mtu: 1500,
@@ -127,5 +127,47 @@ export function inventory(i: number, cpuMhz = 2400): string {
     memory: { physical_bytes: 34359738368, usable_bytes: 33285996544 },
     routes: [{ destination: '0.0.0.0', family: 2, gateway: '192.168.122.1', interface: 'enp1s0' }],
     system_vendor: { manufacturer: 'Red Hat', product_name: 'KVM', virtual: true },
+  });
+}
+
+/** Host i's one address (the inventory's), without its prefix. */
+export function hostAddress(i: number): string {
+  return `192.168.122.${10 + (i % 200)}`;
+}
+
+interface ProbedHost {
+  host_id: string;
+  nics?: { name?: string; mac?: string; ip_addresses?: string[] | null }[] | null;
+}
+
+/**
+ * Host i's answer to a connectivity-check step (its one argument lists the hosts to probe): every
+ * address reached by ARP and ping with a full-size frame, as on one healthy L2 segment. The fields
+ * and their omissions are those of the real agent's report; the addresses are those the step names.
+ */
+export function connectivityReport(i: number, stepArgs: readonly string[] | null | undefined): string {
+  const probed = JSON.parse(stepArgs?.[0] ?? '[]') as ProbedHost[];
+  const own = hostAddress(i);
+  const nic = 'enp1s0';
+  return JSON.stringify({
+    remote_hosts: probed.map((remote) => {
+      const l2: object[] = [];
+      const l3: object[] = [];
+      const mtu: object[] = [];
+      for (const n of remote.nics ?? []) {
+        for (const ip of n.ip_addresses ?? []) {
+          l2.push({
+            outgoing_ip_address: own,
+            outgoing_nic: nic,
+            remote_ip_address: ip,
+            remote_mac: n.mac,
+            successful: true,
+          });
+          l3.push({ average_rtt_ms: 0.25, outgoing_nic: nic, remote_ip_address: ip, successful: true });
+          mtu.push({ mtu_successful: true, outgoing_nic: nic, remote_ip_address: ip });
+        }
+      }
+      return { host_id: remote.host_id, l2_connectivity: l2, l3_connectivity: l3, mtu_report: mtu };
+    }),
   });
 }

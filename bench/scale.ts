@@ -4,10 +4,10 @@
 // Prints figures and writes a JSON report; targets are read off the output, and it exits non-zero
 // only when the run itself broke (a failed request, an Agent missing, a status change never seen).
 // Flags: --clusters, --hosts, --concurrency, --out, --profile-wave FILE / --profile-inventory FILE /
-// --profile-idle FILE (CPU profile of the operator's thread in the registration wave / inventory
-// wave / idle-hosts phase), --heap-profile-wave
+// --profile-idle FILE / --profile-connectivity FILE (CPU profile of the operator's thread in the
+// registration wave / inventory wave / idle-hosts phase / connectivity checks), --heap-profile-wave
 // FILE (sampling heap profile of what the wave allocates, collected objects included),
-// --idle-hosts-seconds, --event-status-seconds, --installs-per-hour,
+// --idle-hosts-seconds, --event-status-seconds, --connectivity-seconds, --installs-per-hour,
 // --events-per-install, --iso-mib (base ISO size of the ISO download phase, bench/iso-throughput.ts;
 // 0 skips it), --fleet-process-seconds (the shipped operator as its own process with the fleet in
 // place: start-up and RSS over that window; 0 skips it), --driver-process (the host driver as a
@@ -22,7 +22,8 @@
 // Phases: the API server's own write ceiling (a plain create loop of small ConfigMaps), then a
 // registration wave (register only, until the operator is quiet), an inventory wave (one inventory
 // reply and one next-steps poll per host, until quiet), idle hosts (every host polls its next steps
-// every 10 s) and event → status (paced status-changing replies, timed to a watch on Agents). API
+// every 10 s), event → status (paced status-changing replies, timed to a watch on Agents) and, in
+// clusters of 3 hosts or more, connectivity checks (polls as idle, each check answered). API
 // requests are counted by verb and resource on the operator's own client. Each phase reports the CPU
 // of the operator's thread, of the operator (the process less the driver's thread), of the whole
 // process, of kube-apiserver and of etcd.
@@ -73,10 +74,12 @@ const { values: flags } = parseArgs({
     'profile-wave': { type: 'string' },
     'profile-inventory': { type: 'string' },
     'profile-idle': { type: 'string' },
+    'profile-connectivity': { type: 'string' },
     'heap-profile-wave': { type: 'string' },
     'fleet-process-seconds': { type: 'string', default: '30' },
     'idle-hosts-seconds': { type: 'string', default: '60' },
     'event-status-seconds': { type: 'string', default: '60' },
+    'connectivity-seconds': { type: 'string', default: '120' },
     'installs-per-hour': { type: 'string', default: '500' },
     'events-per-install': { type: 'string', default: String(SNO_STATUS_EVENTS_PER_INSTALL) },
     'iso-mib': { type: 'string' },
@@ -519,6 +522,8 @@ interface Bench {
   operatorMetrics: () => Promise<string>;
   /** The operator's controller_runtime_reconcile_total. */
   reconcileTotal: OperatorContext['mgr']['metrics']['reconcileTotal'];
+  /** The AgentClusterInstalls in the operator's cache. */
+  acis: () => AgentClusterInstall[];
 }
 
 function addFailures(into: Failures, from: Failures): void {
@@ -651,6 +656,68 @@ async function idleHosts(b: Bench) {
       ? `${steadyRssMiB.toFixed(0)} MiB (the driver is a process of its own)`
       : `${steadyRssMiB.toFixed(0)} MiB, of which the driver thread's heap ${driverHeapMiB.toFixed(0)} MiB`,
   );
+  return r;
+}
+
+/** The largest IPv4 majority group in any cluster's status (0 while none is stored). */
+function largestIpv4Group(acis: AgentClusterInstall[]): number {
+  let largest = 0;
+  for (const aci of acis) {
+    const text = aci.status?.connectivityMajorityGroups;
+    if (!text) continue;
+    const groups = (JSON.parse(text) as { majority_groups?: Record<string, string[]> }).majority_groups;
+    largest = Math.max(largest, groups?.IPv4?.length ?? 0);
+  }
+  return largest;
+}
+
+/**
+ * `--connectivity-seconds`: the hosts poll as idle hosts do and answer every connectivity check
+ * they are handed with a full report (each names every other host of the cluster, so at 1,000
+ * hosts a report is about 0.5 MiB). Above 150 hosts the operator admits 150 checks per cluster per
+ * minute, and the idle phase's polls took the first minute's (the default 120 s spans a fresh
+ * one). Each report that changes a cluster's inputs starts a majority-group computation, in slices
+ * from 200 hosts. Run last: its reports make every later inventory change recompute the groups.
+ */
+async function connectivityWave(b: Bench) {
+  const seconds = Number(flags['connectivity-seconds']);
+  const perCluster = HOSTS / CLUSTERS;
+  if (seconds <= 0 || perCluster < 3) {
+    line('connectivity checks', `skipped (${seconds <= 0 ? '0 s' : 'fewer than 3 hosts per cluster'})`);
+    return undefined;
+  }
+  const before = new Map(b.counts);
+  const meter = await startMeter(b.plane, b.driver);
+  const profiler = flags['profile-connectivity'] ? await startProfiler() : undefined;
+  const wave = await b.driver.connectivity(seconds, IDLE_POLL_SECONDS);
+  await quiet(b.counts);
+  if (profiler) await profiler.stop(flags['profile-connectivity']!);
+  const usage = await meter.stop();
+  addFailures(b.failures, wave.failures);
+  const requests = diff(b.counts, before);
+  const kib = latencySummary(wave.reportBytes.map((n) => n / 1024));
+  const r = {
+    seconds: wave.seconds,
+    polls: wave.polls,
+    reports: wave.reports,
+    reportKiB: kib,
+    replyLatencyMs: latencySummary(wave.replyLatenciesMs),
+    pollLatencyMs: latencySummary(wave.latenciesMs),
+    apiWrites: writesOf(new Map(Object.entries(requests))),
+    requests,
+    largestIpv4Group: largestIpv4Group(b.acis()),
+    ...usage,
+  };
+  line(
+    'connectivity checks',
+    `${HOSTS} hosts polling every ${IDLE_POLL_SECONDS} s for ${wave.seconds.toFixed(0)} s: ${wave.polls} polls, ${wave.reports} reports`,
+  );
+  line('report size p50 / max', `${kib.p50.toFixed(0)} / ${kib.max.toFixed(0)} KiB`);
+  line('report POST p50 / p99 / max', ms3(r.replyLatencyMs));
+  line('poll p50 / p99 / max (connectivity)', ms3(r.pollLatencyMs, 1));
+  line('connectivity API writes', `${r.apiWrites} ${JSON.stringify(requests)}`);
+  line('largest IPv4 majority group stored', `${r.largestIpv4Group} hosts`);
+  usageLines('connectivity', usage);
   return r;
 }
 
@@ -789,6 +856,7 @@ async function main(): Promise<void> {
       failures: {},
       operatorMetrics: () => op.ctx.mgr.metrics.registry.metrics(),
       reconcileTotal: op.ctx.mgr.metrics.reconcileTotal,
+      acis: () => op.ctx.informers.agentClusterInstalls.store.list(),
     };
 
     const rssSampler = peakRssSampler();
@@ -797,6 +865,7 @@ async function main(): Promise<void> {
     const inventory = await inventoryWave(b);
     const idleHostsReport = await idleHosts(b);
     const eventToStatus = await eventStatus(b);
+    const connectivity = await connectivityWave(b);
     const peakRss = await rssSampler.stop();
     const agents = op.ctx.informers.agents.store.list().length;
     if (agents !== HOSTS) b.failures[`Agents in cache ${agents}, not ${HOSTS}`] = 1;
@@ -813,6 +882,7 @@ async function main(): Promise<void> {
       inventory,
       idleHosts: idleHostsReport,
       eventToStatus,
+      connectivity,
       peakRssMiB: peakRss / 1024 / 1024,
       agentsInCache: agents,
       failures: b.failures,
