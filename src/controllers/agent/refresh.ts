@@ -28,6 +28,7 @@ import {
   type HostValidationConfig,
   HostValidationContextError,
   isPassingStatus,
+  shareHostnameIds,
   validateHost,
 } from '../../core/validations/index.ts';
 import type { PendingHostUpdate } from '../../records/hosts/memory.ts';
@@ -200,10 +201,17 @@ function applyPending(
   return h;
 }
 
+/**
+ * The cluster with `host` as its record of that host. Every Agent reconcile does this, so it is a
+ * copy of the list, and the copy shares the list's hostname index (which n reconciles of a
+ * 1,000-host cluster would otherwise each rebuild).
+ */
 function withHost(cluster: AgentCluster, host: AgentHost): AgentCluster {
-  const hosts = cluster.hosts.some((h) => h.id === host.id)
-    ? cluster.hosts.map((h) => (h.id === host.id ? host : h))
-    : [...cluster.hosts, host];
+  const at = cluster.hosts.findIndex((h) => h.id === host.id);
+  const hosts = [...cluster.hosts];
+  if (at >= 0) hosts[at] = host;
+  else hosts.push(host);
+  shareHostnameIds(cluster.hosts, hosts, host.id);
   return { ...cluster, hosts };
 }
 

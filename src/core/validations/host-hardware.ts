@@ -129,30 +129,46 @@ export function buildHostnameIds(hosts: Iterable<Host>): Map<string, readonly st
 /**
  * The index of each hosts array, built once: a change that touches every host of a cluster (its
  * majority groups) validates them all, and a walk per host made that O(n²). A builder that keeps
- * the index as its hosts change registers it with its array (records/cluster-hosts.ts).
+ * the index as its hosts change registers it with its array (records/cluster-hosts.ts); an array
+ * that differs from another in one host's entry only borrows that one's, for that host.
  */
-const hostnameIdsByArray = new WeakMap<readonly Host[], HostnameIds>();
+type Kept = { ids: HostnameIds } | { from: readonly Host[]; except: string };
+const hostnameIdsByArray = new WeakMap<readonly Host[], Kept>();
 
 /** Registers the index of `hosts`: it must be exactly buildHostnameIds(hosts), and never change. */
 export function rememberHostnameIds(hosts: readonly Host[], ids: HostnameIds): void {
-  hostnameIdsByArray.set(hosts, ids);
+  hostnameIdsByArray.set(hosts, { ids });
+}
+
+/**
+ * `to` lists the hosts of `from`, except that host `hostId` may be another record of itself or be
+ * added: hostname-unique of that host, which ignores its own entry, reads `from`'s index.
+ */
+export function shareHostnameIds(from: readonly Host[], to: readonly Host[], hostId: string): void {
+  hostnameIdsByArray.set(to, { from, except: hostId });
 }
 
 /** The index of `hosts`: the one remembered for this array, or built (and remembered) now. */
 export function hostnameIdsOf(hosts: readonly Host[]): HostnameIds {
-  let ids = hostnameIdsByArray.get(hosts);
-  if (!ids) {
-    ids = buildHostnameIds(hosts);
-    hostnameIdsByArray.set(hosts, ids);
-  }
+  const kept = hostnameIdsByArray.get(hosts);
+  if (kept && 'ids' in kept) return kept.ids;
+  const ids = buildHostnameIds(hosts);
+  hostnameIdsByArray.set(hosts, { ids });
   return ids;
+}
+
+/** The index as host `hostId`'s hostname-unique may read it (its own entry aside). */
+function hostnameIdsFor(hosts: readonly Host[], hostId: string): HostnameIds {
+  const kept = hostnameIdsByArray.get(hosts);
+  if (kept && 'from' in kept && kept.except === hostId) return hostnameIdsFor(kept.from, hostId);
+  return hostnameIdsOf(hosts);
 }
 
 export function hostnameUnique(c: HostValidationContext): Check {
   if (!c.cluster) return suppress;
   if (!c.inventory) return check('pending', MISSING_INVENTORY);
   const name = effectiveHostname(c.host);
-  const clash = (hostnameIdsOf(clusterHosts(c)).get(name) ?? []).some((id) => id !== c.host.id);
+  const clash = (hostnameIdsFor(clusterHosts(c), c.host.id).get(name) ?? []).some((id) => id !== c.host.id);
   return clash
     ? check('failure', `Hostname ${name} is not unique in cluster`)
     : check('success', `Hostname ${name} is unique in cluster`);

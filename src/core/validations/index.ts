@@ -18,6 +18,7 @@ export {
   hostnameIdsOf,
   isAgentCompatible,
   rememberHostnameIds,
+  shareHostnameIds,
 } from './host-hardware.ts';
 export { MEDIA_DISCONNECTED_MESSAGE } from './host-network.ts';
 export { pullSecretProblem } from './pull-secret.ts';

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Disk } from '../../../../src/core/inventory.ts';
 import type { Host } from '../../../../src/core/model.ts';
-import { HOSTNAME_PATTERN, isAgentCompatible } from '../../../../src/core/validations/host-hardware.ts';
+import {
+  HOSTNAME_PATTERN,
+  isAgentCompatible,
+  shareHostnameIds,
+} from '../../../../src/core/validations/host-hardware.ts';
 import { seededUint32 } from '../../../../src/sim/prng.ts';
 import { bound, cluster, GIB, host, inventory, NOW, unbound } from './host-fixtures.ts';
 import { condition, outcome } from './host-helpers.ts';
@@ -259,6 +263,26 @@ describe('hostname-unique', () => {
         );
         expect(outcome(bound(renamed, { hosts: shared }), 'hostname-unique')[0], `seed ${seed}`).toBe(
           expected(walkRenamed),
+        );
+        // A copy with a newer record of h in place, named as the next host, borrows the shared
+        // index for h; the next host validated against the copy gets the copy's own (h counts).
+        const other = hosts[(hosts.indexOf(h) + 1) % hosts.length] as Host;
+        const otherName = other.requested_hostname || other.inventory?.hostname || '';
+        const named = { ...h, requested_hostname: otherName };
+        const copy = shared.map((o) => (o.id === h.id ? named : o));
+        shareHostnameIds(shared, copy, h.id);
+        const verdict = (of: Host, list: readonly Host[]) => {
+          const n = of.requested_hostname || of.inventory?.hostname || '';
+          const clash = list.some(
+            (o) => o.id !== of.id && o.inventory && (o.requested_hostname || o.inventory.hostname) === n,
+          );
+          return of.inventory ? (clash ? 'failure' : 'success') : 'pending';
+        };
+        expect(outcome(bound(named, { hosts: copy }), 'hostname-unique')[0], `seed ${seed}`).toBe(
+          verdict(named, copy),
+        );
+        expect(outcome(bound(other, { hosts: copy }), 'hostname-unique')[0], `seed ${seed}`).toBe(
+          verdict(other, copy),
         );
       }
     }
