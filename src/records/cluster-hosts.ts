@@ -47,6 +47,11 @@ const lastBuilt = new WeakMap<ClusterDeployment, Built>();
 
 const idOf = (h: AgentHost | undefined) => (h as AgentHost).id;
 
+/** The caller's list as kept: a frozen one as is (the informer's shared lists), others copied. */
+function keptCopy(agents: readonly Agent[]): readonly Agent[] {
+  return Object.isFrozen(agents) ? agents : [...agents];
+}
+
 function compareIds(x: string, y: string): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
@@ -74,7 +79,7 @@ function buildAll(from: Sources, agents: readonly Agent[], facts: HostRuntimeFac
   });
   order.sort((a, b) => compareIds(idOf(hosts[a]), idOf(hosts[b])));
   const names = buildHostnameIds(order.map((i) => hosts[i] as AgentHost));
-  return { ...from, agents: [...agents], facts, hosts, order, positionOf: positions(agents), names };
+  return { ...from, agents: keptCopy(agents), facts, hosts, order, positionOf: positions(agents), names };
 }
 
 /** `names` with each changed host moved to the name it is counted under now; the same map if none moved. */
@@ -160,7 +165,7 @@ function patched(
   const all = hosts ?? was.hosts;
   const order = moved.length === 0 ? was.order : reordered(was.order, all, moved);
   const names = renamed(was.names, changes);
-  return { ...from, agents: [...agents], facts, hosts: all, order, positionOf, names } satisfies Built;
+  return { ...from, agents: keptCopy(agents), facts, hosts: all, order, positionOf, names } satisfies Built;
 }
 
 /** Moved positions placed one by one up to this many; more are sorted with the rest. */

@@ -180,8 +180,9 @@ export class OperatorContext {
     return this.informers.clusterDeployments.store.byIndex(UID_INDEX, id)[0];
   }
 
-  agentsOfCluster(cdKey: string): Agent[] {
-    return this.informers.agents.store.byIndex(AGENT_BY_CLUSTER_INDEX, cdKey);
+  /** The same frozen list until one of them changes (Store.byIndexShared). */
+  agentsOfCluster(cdKey: string): readonly Agent[] {
+    return this.informers.agents.store.byIndexShared(AGENT_BY_CLUSTER_INDEX, cdKey);
   }
 
   agentsOfInfraEnv(infraEnvKey: string): Agent[] {

@@ -65,7 +65,7 @@ export type AciReading = 'full' | 'agents';
 export interface ClusterObjects {
   aci: AgentClusterInstall | undefined;
   clusterImageSet: ClusterImageSet | undefined;
-  agents: Agent[];
+  agents: readonly Agent[];
 }
 
 export function clusterObjects(ctx: OperatorContext, cd: ClusterDeployment): ClusterObjects {

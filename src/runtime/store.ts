@@ -37,10 +37,14 @@ export interface StoreDelta<T> {
   deleted: T[];
 }
 
+const NONE: readonly never[] = Object.freeze([]);
+
 export class Store<T extends KubeObject = KubeObject> {
   private objects = new Map<string, T>();
   private readonly indexFuncs = new Map<string, IndexFunc<T>>();
   private readonly indexes = new Map<string, Map<string, Set<string>>>();
+  /** byIndexShared's lists by index name and value, dropped when any object filed there changes. */
+  private readonly shared = new Map<string, Map<string, readonly T[]>>();
 
   constructor() {
     this.addIndex(NAMESPACE_INDEX, indexByNamespace);
@@ -75,6 +79,27 @@ export class Store<T extends KubeObject = KubeObject> {
     return out;
   }
 
+  /**
+   * byIndex's answer as one frozen list, the same list until an object filed under `value` is
+   * added, changed or removed: a caller asking often (every poll of a cluster's host asks for
+   * the cluster's Agents) neither copies nor compares the list while nothing changed.
+   */
+  byIndexShared(indexName: string, value: string): readonly T[] {
+    let byValue = this.shared.get(indexName);
+    const kept = byValue?.get(value);
+    if (kept) return kept;
+    const list = this.byIndex(indexName, value);
+    // Empty answers are not kept: values asked for may be any string.
+    if (list.length === 0) return NONE;
+    if (!byValue) {
+      byValue = new Map();
+      this.shared.set(indexName, byValue);
+    }
+    const frozen = Object.freeze(list);
+    byValue.set(value, frozen);
+    return frozen;
+  }
+
   byNamespace(namespace: string): T[] {
     return this.byIndex(NAMESPACE_INDEX, namespace);
   }
@@ -106,6 +131,7 @@ export class Store<T extends KubeObject = KubeObject> {
       const idx = this.indexes.get(name)!;
       const before = old ? fn(old) : [];
       const after = fn(obj);
+      this.forgetShared(name, before, after);
       if (sameItems(before, after)) continue;
       for (const v of before) removeFrom(idx, v, key);
       for (const v of after) addTo(idx, v, key);
@@ -120,7 +146,9 @@ export class Store<T extends KubeObject = KubeObject> {
     this.objects.delete(key);
     for (const [name, fn] of this.indexFuncs) {
       const idx = this.indexes.get(name)!;
-      for (const v of fn(old)) removeFrom(idx, v, key);
+      const values = fn(old);
+      this.forgetShared(name, values, []);
+      for (const v of values) removeFrom(idx, v, key);
     }
     return old;
   }
@@ -143,12 +171,20 @@ export class Store<T extends KubeObject = KubeObject> {
     }
     for (const [key, oldObj] of this.objects) if (!next.has(key)) delta.deleted.push(oldObj);
     this.objects = next;
+    this.shared.clear();
     for (const [name, fn] of this.indexFuncs) {
       const idx = new Map<string, Set<string>>();
       for (const [key, obj] of next) for (const v of fn(obj)) addTo(idx, v, key);
       this.indexes.set(name, idx);
     }
     return delta;
+  }
+
+  private forgetShared(name: string, before: readonly string[], after: readonly string[]): void {
+    const byValue = this.shared.get(name);
+    if (!byValue) return;
+    for (const v of before) byValue.delete(v);
+    for (const v of after) byValue.delete(v);
   }
 
   private index(name: string): Map<string, Set<string>> {

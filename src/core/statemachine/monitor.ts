@@ -119,8 +119,11 @@ export function shouldComputeConnectivity(cluster: Cluster): boolean {
 }
 
 export function schedulableMastersForcedTrue(cluster: Cluster): boolean {
-  const workers = cluster.hosts.filter((h) => effectiveRole(h) === 'worker').length;
-  return cluster.control_plane_count === 1 || workers < 2;
+  if (cluster.control_plane_count === 1) return true;
+  // Every cluster record build asks: stop at the second worker instead of counting them all.
+  let workers = 0;
+  for (const h of cluster.hosts) if (effectiveRole(h) === 'worker' && ++workers >= 2) return false;
+  return true;
 }
 
 /**

@@ -125,7 +125,8 @@ export function clusterRecordForPoll(
   const cd = clusterId ? ctx.clusterDeploymentById(clusterId) : undefined;
   if (!cd) return Promise.resolve(undefined);
   const objects = clusterObjects(ctx, cd);
-  const parts = [cd, objects.aci, objects.clusterImageSet, ...objects.agents];
+  // The Agents list is the same frozen list while none of them changed (Store.byIndexShared).
+  const parts = [cd, objects.aci, objects.clusterImageSet, objects.agents];
   return memory.pollClusters.record(
     clusterId as string,
     parts,

@@ -32,6 +32,41 @@ function obj(
 const byMac = (a: Agent) => a.spec?.macs ?? [];
 
 describe('Store', () => {
+  it('byIndexShared: one frozen list until an object filed under the value changes', () => {
+    const s = new Store<Agent>();
+    const CLUSTER = labelIndexName('cluster');
+    s.addIndex(CLUSTER, indexByLabel('cluster'));
+    const names = (l: readonly Agent[]) =>
+      l.map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`).sort();
+    s.upsert(obj('ns', 'a', '1', { labels: { cluster: 'c1' } }));
+    s.upsert(obj('ns', 'b', '1', { labels: { cluster: 'c1' } }));
+    s.upsert(obj('ns', 'x', '1', { labels: { cluster: 'c2' } }));
+    const first = s.byIndexShared(CLUSTER, 'c1');
+    expect(names(first)).toEqual(['a@1', 'b@1']);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(s.byIndexShared(CLUSTER, 'c1')).toBe(first);
+    // Another value's object changing leaves the list alone.
+    const other = s.byIndexShared(CLUSTER, 'c2');
+    s.upsert(obj('ns', 'x', '2', { labels: { cluster: 'c2' } }));
+    expect(s.byIndexShared(CLUSTER, 'c1')).toBe(first);
+    expect(names(s.byIndexShared(CLUSTER, 'c2'))).toEqual(['x@2']);
+    expect(s.byIndexShared(CLUSTER, 'c2')).not.toBe(other);
+    // A member's new version, a member moving away, a member deleted, a relist: each a new list.
+    s.upsert(obj('ns', 'a', '2', { labels: { cluster: 'c1' } }));
+    const second = s.byIndexShared(CLUSTER, 'c1');
+    expect(names(second)).toEqual(['a@2', 'b@1']);
+    s.upsert(obj('ns', 'b', '2', { labels: { cluster: 'c2' } }));
+    expect(names(s.byIndexShared(CLUSTER, 'c1'))).toEqual(['a@2']);
+    expect(names(s.byIndexShared(CLUSTER, 'c2'))).toEqual(['b@2', 'x@2']);
+    s.delete('ns/a');
+    expect(s.byIndexShared(CLUSTER, 'c1')).toEqual([]);
+    s.replace([obj('ns', 'n', '1', { labels: { cluster: 'c1' } })]);
+    expect(names(s.byIndexShared(CLUSTER, 'c1'))).toEqual(['n@1']);
+    expect(s.byIndexShared(CLUSTER, 'c2')).toEqual([]);
+    // The plain answer stays a fresh array of its own.
+    expect(s.byIndex(CLUSTER, 'c1')).not.toBe(s.byIndex(CLUSTER, 'c1'));
+  });
+
   it('indexes by namespace, label, owner uid and a custom function', () => {
     const s = new Store<Agent>();
     s.addIndex(labelIndexName('cluster'), indexByLabel('cluster'));
