@@ -83,9 +83,9 @@ bench-abuse: setup
 bench-scale: setup system-deps controlplane
 	npm run bench:scale -- $(ARGS)
 
-## bench-scale-smoke: bench-scale at 100 clusters with 15 s idle and event windows (CI; fails only if the run breaks)
+## bench-scale-smoke: bench-scale at 100 clusters of 3 hosts with 15 s idle, event and connectivity windows (CI; fails only if the run breaks)
 bench-scale-smoke: setup system-deps controlplane
-	npm run bench:scale -- --idle-hosts-seconds 15 --event-status-seconds 15
+	npm run bench:scale -- --hosts 300 --idle-hosts-seconds 15 --event-status-seconds 15 --connectivity-seconds 15
 
 ## bench-failover: two operator processes, N REST-played hosts, SIGKILL of the leader mid-wave (ARGS='--hosts 300')
 bench-failover: setup controlplane
