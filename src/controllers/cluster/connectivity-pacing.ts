@@ -44,6 +44,12 @@ function* connectivityResultSteps(hosts: Host[], minGroupSize: number): Steps<Co
 
 /** A computation this long or longer is paced and remembered. */
 export const PACE_MIN_MS = 1;
+/**
+ * Clusters smaller than this are never paced: they compute in well under a millisecond (100
+ * hosts: about 5 ms), so only a pause that hit one (a GC, the process descheduled) reaches
+ * PACE_MIN_MS, and pacing it requeued a one-host cluster's pass for no change of its own.
+ */
+export const PACE_MIN_HOSTS = 50;
 export const PACE_FACTOR = 50;
 export const MAX_SPACING_MS = 10_000;
 /** Clusters this large compute in slices between other work (100 hosts: about 5 ms at once). */
@@ -84,6 +90,8 @@ export interface ConnectivityPacingOptions {
   steps?: (hosts: Host[], minGroupSize: number) => Steps<ConnectivityResult>;
   /** Runs the next slice of a background computation (default: setImmediate). */
   schedule?: (slice: () => void) => void;
+  /** Clusters smaller than this are never paced (default PACE_MIN_HOSTS). */
+  minHosts?: number;
 }
 
 export class ConnectivityPacing {
@@ -92,11 +100,13 @@ export class ConnectivityPacing {
   private readonly now: () => number;
   private readonly steps: (hosts: Host[], minGroupSize: number) => Steps<ConnectivityResult>;
   private readonly schedule: (slice: () => void) => void;
+  private readonly minHosts: number;
 
   constructor(opts: ConnectivityPacingOptions = {}) {
     this.now = opts.now ?? (() => performance.now());
     this.steps = opts.steps ?? connectivityResultSteps;
     this.schedule = opts.schedule ?? ((slice) => setImmediate(slice));
+    this.minHosts = opts.minHosts ?? PACE_MIN_HOSTS;
   }
 
   /** The connectivity of `clusterId`'s hosts: computed now, the last result, or the last one paced. */
@@ -119,7 +129,8 @@ export class ConnectivityPacing {
     const result = finish(this.steps(hosts, minGroupSize));
     const tookMs = this.now() - now;
     this.remembered.delete(clusterId);
-    if (tookMs >= PACE_MIN_MS) this.remembered.set(clusterId, { parts, result, at: now, tookMs, seen: now });
+    if (tookMs >= PACE_MIN_MS && hosts.length >= this.minHosts)
+      this.remembered.set(clusterId, { parts, result, at: now, tookMs, seen: now });
     return { result };
   }
 
