@@ -1,5 +1,6 @@
 // What the benchmarks' fleets are made of: SNO clusters and the hosts that register into them.
 import type { InfraEnv } from '../src/api/index.ts';
+import { parseCidr } from '../src/core/network/cidr.ts';
 import {
   AGENT_CLUSTER_INSTALL,
   CLUSTER_DEPLOYMENT,
@@ -8,6 +9,8 @@ import {
   SECRET,
 } from '../src/records/resources.ts';
 import type { KubeClient } from '../src/runtime/index.ts';
+import { SimNetwork } from '../src/sim/network.ts';
+import { connectivityOutput, type ProbingMachine } from '../src/sim/steps.ts';
 
 /** Runs `work(i)` for i in [0, n) with at most `limit` in flight. */
 export async function pool(n: number, limit: number, work: (i: number) => Promise<void>): Promise<void> {
@@ -92,9 +95,12 @@ export function hostId(i: number): string {
   return `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
 }
 
+/** Every bench host's one route: its gateway on the machine network. */
+const DEFAULT_ROUTE = { destination: '0.0.0.0', family: 2, gateway: '192.168.122.1', interface: 'enp1s0' };
+
 /** Host i's discovery inventory (step reply output), with its CPU clock. */
 export function inventory(i: number, cpuMhz = 2400): string {
-  const mac = `52:54:00:${((i >> 16) & 255).toString(16).padStart(2, '0')}:${((i >> 8) & 255).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`;
+  const mac = macOf(i);
   return JSON.stringify({
     boot: { current_boot_mode: 'uefi' },
     cpu: { architecture: 'x86_64', count: 8, flags: ['vmx'], frequency: cpuMhz, model_name: 'Xeon' },
@@ -125,9 +131,14 @@ export function inventory(i: number, cpuMhz = 2400): string {
       },
     ],
     memory: { physical_bytes: 34359738368, usable_bytes: 33285996544 },
-    routes: [{ destination: '0.0.0.0', family: 2, gateway: '192.168.122.1', interface: 'enp1s0' }],
+    routes: [DEFAULT_ROUTE],
     system_vendor: { manufacturer: 'Red Hat', product_name: 'KVM', virtual: true },
   });
+}
+
+function macOf(i: number): string {
+  const byte = (b: number) => ((i >> b) & 255).toString(16).padStart(2, '0');
+  return `52:54:00:${byte(16)}:${byte(8)}:${byte(0)}`;
 }
 
 /** Host i's one address (the inventory's), without its prefix. */
@@ -135,39 +146,23 @@ export function hostAddress(i: number): string {
   return `192.168.122.${10 + (i % 200)}`;
 }
 
-interface ProbedHost {
-  host_id: string;
-  nics?: { name?: string; mac?: string; ip_addresses?: string[] | null }[] | null;
-}
+const BENCH_NETWORK = new SimNetwork();
+const BENCH_CIDR = parseCidr('192.168.122.0/24');
 
 /**
- * Host i's answer to a connectivity-check step (its one argument lists the hosts to probe): every
- * address reached by ARP and ping with a full-size frame, as on one healthy L2 segment. The fields
- * and their omissions are those of the real agent's report; the addresses are those the step names.
+ * Host i's answer to a connectivity-check step (its one argument lists the hosts to probe): the
+ * simulated agent's report (src/sim), on one healthy L2 segment where every named address answers.
  */
 export function connectivityReport(i: number, stepArgs: readonly string[] | null | undefined): string {
-  const probed = JSON.parse(stepArgs?.[0] ?? '[]') as ProbedHost[];
-  const own = hostAddress(i);
-  const nic = 'enp1s0';
-  return JSON.stringify({
-    remote_hosts: probed.map((remote) => {
-      const l2: object[] = [];
-      const l3: object[] = [];
-      const mtu: object[] = [];
-      for (const n of remote.nics ?? []) {
-        for (const ip of n.ip_addresses ?? []) {
-          l2.push({
-            outgoing_ip_address: own,
-            outgoing_nic: nic,
-            remote_ip_address: ip,
-            remote_mac: n.mac,
-            successful: true,
-          });
-          l3.push({ average_rtt_ms: 0.25, outgoing_nic: nic, remote_ip_address: ip, successful: true });
-          mtu.push({ mtu_successful: true, outgoing_nic: nic, remote_ip_address: ip });
-        }
-      }
-      return { host_id: remote.host_id, l2_connectivity: l2, l3_connectivity: l3, mtu_report: mtu };
-    }),
-  });
+  const machine: ProbingMachine = {
+    hostId: hostId(i),
+    addresses: [{ nic: 'enp1s0', mac: macOf(i), ip: hostAddress(i), cidr: BENCH_CIDR }],
+    inventory: { routes: [DEFAULT_ROUTE] },
+  };
+  const step = {
+    step_type: 'connectivity-check',
+    step_id: 'connectivity-check',
+    args: stepArgs ? [...stepArgs] : [],
+  };
+  return JSON.stringify(connectivityOutput(step, { machine, network: BENCH_NETWORK }));
 }

@@ -37,6 +37,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { Agent, AgentClusterInstall } from '../src/api/index.ts';
+import { parseConnectivity } from '../src/core/network/connectivity.ts';
 import { ControlPlane } from '../src/dev/controlplane.ts';
 import { installCrds, projectCrdFiles } from '../src/dev/crds.ts';
 import { freePort } from '../src/dev/ports.ts';
@@ -663,9 +664,7 @@ async function idleHosts(b: Bench) {
 function largestIpv4Group(acis: AgentClusterInstall[]): number {
   let largest = 0;
   for (const aci of acis) {
-    const text = aci.status?.connectivityMajorityGroups;
-    if (!text) continue;
-    const groups = (JSON.parse(text) as { majority_groups?: Record<string, string[]> }).majority_groups;
+    const groups = parseConnectivity(aci.status?.connectivityMajorityGroups)?.majority_groups;
     largest = Math.max(largest, groups?.IPv4?.length ?? 0);
   }
   return largest;

@@ -137,8 +137,13 @@ function diskByAnyPath(machine: SimulatedMachine, path: string): Disk | undefine
   );
 }
 
+/** What a connectivity check reads of the machine: its id, addresses and routes. */
+export type ProbingMachine = Pick<SimulatedMachine, 'hostId' | 'addresses'> & {
+  inventory: Pick<SimulatedMachine['inventory'], 'routes'>;
+};
+
 /** Our address in the same subnet as `ip`, if any. */
-function localAddressFor(machine: SimulatedMachine, ip: string) {
+function localAddressFor(machine: ProbingMachine, ip: string) {
   return machine.addresses.find((a) => cidrContains(a.cidr, ip));
 }
 
@@ -146,7 +151,11 @@ function rttMs(a: string, b: string): number {
   return 0.2 + (hashString(`${a}>${b}`) % 60) / 100;
 }
 
-function connectivity(step: Step, host: StepHost) {
+/**
+ * The connectivity-check output (a ConnectivityReport) for the hosts the step names, probed over
+ * `network`. Also what `make bench-scale`'s hosts answer (bench/fleet.ts).
+ */
+export function connectivityOutput(step: Step, host: { machine: ProbingMachine; network: SimNetwork }) {
   type Remote = {
     host_id: string;
     nics?: { name?: string; mac?: string; ip_addresses?: string[] | null }[] | null;
@@ -446,7 +455,7 @@ export async function runStep(step: Step, host: StepHost): Promise<StepOutcome> 
         return ok(host.machine.inventory);
       }
       case 'connectivity-check':
-        return ok(connectivity(step, host));
+        return ok(connectivityOutput(step, host));
       case 'free-network-addresses': {
         const networks = jsonArg<string[]>(step, { array: true });
         return ok(networks.map((network) => ({ network, free_addresses: freeAddresses(network, host) })));
