@@ -92,6 +92,11 @@ describe('host polls and their cluster record', () => {
     hosts.b = await register();
     await postInventory(hosts.a, 'host-a', '52:54:00:00:0a:01');
     await discovered(hosts.a);
+    // The inventory's own writes (the Agent's, the cluster's) may still be landing; each is a
+    // change the record must be rebuilt for, so count only once they have.
+    await eventually(async () => op.ctx.mgr.busyControllers(2_000).length === 0 || undefined, {
+      what: 'operator settled',
+    });
 
     const polls = 30;
     const before = builds;
