@@ -10,6 +10,11 @@
 // host that stops asking (rebooted, deleted) leaves the queue after two windows, so it cannot
 // block the others. Clusters left with neither are forgotten, swept at most once a window from
 // admit(), so deleted clusters do not stay in memory.
+//
+// Slots also come paced, `limit` per window at an even rate with at most `burst` saved up: the
+// whole minute's 150 admitted in the first 1.5 s meant 150 reports of up to 0.5 MiB arriving
+// together, each waiting about 1 s behind the others for its answer, and polls behind them
+// (`make bench-scale`, 1,000 hosts). The rate over a minute stays 150.
 
 /**
  * Whether `hostId` is among the first `n` waiting. Reads at most `n` entries (n ≤ the limit), and
@@ -27,11 +32,24 @@ function firstInLine(queue: Map<string, number>, hostId: string, n: number): boo
 export interface ConnectivityAdmissionOptions {
   limit?: number;
   windowMs?: number;
+  /** Slots saved up while nobody in line asks (default: the smaller of the limit and 50). */
+  burst?: number;
   now?: () => number;
 }
 
+/**
+ * Saved-up slots at most, by default. The line is ordered by when hosts first asked, so its front
+ * is hosts that poll at about the same moment of their 10 s interval: slots saved up between two
+ * of their polls (25 at 150 a minute) go together. With room for 50, none are lost while the
+ * front skips a beat (with 30, a seeded 1,000-host run lost 17 in one minute).
+ */
+const DEFAULT_BURST = 50;
+
 interface ClusterState {
   admitted: number[];
+  /** Paced slots saved up, as of `pacedAt`. */
+  paced: number;
+  pacedAt: number;
   /** Host ids waiting, oldest first, with when each last asked. */
   queue: Map<string, number>;
 }
@@ -39,6 +57,7 @@ interface ClusterState {
 export class ConnectivityAdmission {
   private readonly limit: number;
   private readonly windowMs: number;
+  private readonly burst: number;
   private readonly now: () => number;
   private readonly clusters = new Map<string, ClusterState>();
   private lastSweep = 0;
@@ -46,6 +65,7 @@ export class ConnectivityAdmission {
   constructor(opts: ConnectivityAdmissionOptions = {}) {
     this.limit = opts.limit ?? 150;
     this.windowMs = opts.windowMs ?? 60_000;
+    this.burst = Math.max(1, opts.burst ?? Math.min(this.limit, DEFAULT_BURST));
     this.now = opts.now ?? Date.now;
   }
 
@@ -55,20 +75,29 @@ export class ConnectivityAdmission {
     if (now - this.lastSweep >= this.windowMs) this.sweep(now);
     let state = this.clusters.get(clusterId);
     if (!state) {
-      state = { admitted: [], queue: new Map() };
+      state = { admitted: [], queue: new Map(), paced: this.burst, pacedAt: now };
       this.clusters.set(clusterId, state);
     }
     this.expireAdmitted(state, now);
     this.expireHead(state, now);
-    const free = this.limit - state.admitted.length;
+    const free = Math.min(this.limit - state.admitted.length, Math.floor(this.refill(state, now)));
     if (free > 0 && (state.queue.size < free || firstInLine(state.queue, hostId, free))) {
       state.admitted.push(now);
+      state.paced--;
       state.queue.delete(hostId);
       return true;
     }
     // Keep the original place: a Map keeps insertion order when an existing key is updated.
     state.queue.set(hostId, now);
     return false;
+  }
+
+  /** The paced slots saved up by `now`. */
+  private refill(state: ClusterState, now: number): number {
+    const earned = ((now - state.pacedAt) * this.limit) / this.windowMs;
+    state.paced = Math.min(this.burst, state.paced + Math.max(0, earned));
+    state.pacedAt = now;
+    return state.paced;
   }
 
   /** Clusters with state (for tests and metrics). */

@@ -68,6 +68,34 @@ describe('ConnectivityAdmission', () => {
     expect(reached.size, `seed ${seed}`).toBe(1000);
   });
 
+  it("paces a large cluster's admissions through the minute", () => {
+    // All 150 slots of a minute used to come free together (a sliding window refills as the last
+    // one's admissions expire), so 150 reports of 0.5 MiB arrived within about 1.5 s and waited
+    // about 1 s each for their answer in make bench-scale. Now at most 50 go together.
+    const seed = 20261128;
+    const rand = seededUint32(seed);
+    const c = clock();
+    const a = new ConnectivityAdmission({ limit: 150, windowMs: 60_000, now: c.now });
+    const admittedAt: number[] = [];
+    for (let cycle = 0; cycle < 30; cycle++) {
+      const polls = Array.from({ length: 1000 }, (_, i) => ({
+        host: `h${i}`,
+        at: cycle * 10_000 + i * 10 + (rand() % 50),
+      }));
+      for (const p of polls.sort((x, y) => x.at - y.at)) {
+        c.advance(p.at - c.now());
+        if (a.admit('c', p.host)) admittedAt.push(p.at);
+      }
+    }
+    let most = 0;
+    for (let i = 0, j = 0; i < admittedAt.length; i++) {
+      while (admittedAt[i]! - admittedAt[j]! >= 10_000) j++;
+      most = Math.max(most, i - j + 1);
+    }
+    expect(most, `seed ${seed}: most admitted in any 10 s`).toBeLessThanOrEqual(51);
+    expect(admittedAt.filter((t) => t >= 60_000 && t < 240_000).length, `seed ${seed}`).toBe(450);
+  });
+
   it('drops a queued host that stopped asking, so it blocks nobody', () => {
     const c = clock();
     const a = new ConnectivityAdmission({ limit: 1, windowMs: 1000, now: c.now });
