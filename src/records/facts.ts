@@ -1,5 +1,6 @@
 // Frequent, low-value host facts kept in memory (docs/design/records.md): last check-in and the
 // results of periodic steps. They reach the API only through what they change.
+import { jsonEqual } from '../util/json-equal.ts';
 import type { HostRuntimeFacts } from './index.ts';
 
 export interface HostFactsEntry {
@@ -39,7 +40,9 @@ export class HostFactsStore {
     }
     let next: Record<string, unknown> | undefined;
     for (const [k, v] of Object.entries(patch) as [keyof HostRuntimeFacts, unknown][]) {
-      if (JSON.stringify(e.facts[k]) !== JSON.stringify(v)) {
+      // Compared as values, not as text: a 1,000-host cluster's connectivity report is 0.5 MiB,
+      // and serialising the old and the new one cost 4 ms per report (make bench-scale).
+      if (!jsonEqual(e.facts[k], v)) {
         next ??= { ...e.facts };
         next[k] = v;
       }

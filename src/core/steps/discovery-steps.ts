@@ -1,5 +1,7 @@
 // Builders for the steps that gather facts before installation (core.md §9.3).
 
+import type { Inventory } from '../inventory.ts';
+import type { Host } from '../model.ts';
 import { normalizeCidr, tryParseCidr, tryParseIp } from '../network/cidr.ts';
 import { apiVipMac, ingressVipMac } from '../network/dhcp.ts';
 import { primaryMachineCidrInterface } from '../network/machine-network.ts';
@@ -32,16 +34,40 @@ export const connectivityCheckStep: StepBuilder = ({ host, cluster, options }) =
   ) {
     return skip('connectivity checks throttled');
   }
-  const params = cluster.hosts.filter(probed).flatMap((other) => {
-    const nics = (other.inventory?.interfaces ?? []).flatMap((nic) => {
-      const ips = [...(nic.ipv4_addresses ?? []), ...(nic.ipv6_addresses ?? [])].map(stripPrefix);
-      return ips.length > 0 ? [{ name: nic.name ?? '', mac: nic.mac_address ?? '', ip_addresses: ips }] : [];
-    });
-    return other.inventory ? [{ host_id: other.id, nics }] : [];
-  });
+  const params: string[] = [];
+  for (const other of cluster.hosts) {
+    const entry = probed(other) ? probedHostJson(other) : undefined;
+    if (entry !== undefined) params.push(entry);
+  }
   if (params.length === 0) return skip('no other host has an inventory');
-  return jsonArg(params);
+  // The JSON of the list of entries, as jsonArg would write it.
+  return { args: [`[${params.join(',')}]`] };
 };
+
+/**
+ * The NICs of a host's entry in others' connectivity-check argument, as JSON, kept per inventory
+ * object (an inventory is replaced, never edited, when the host reports a new one): an admitted
+ * poll in a 1,000-host cluster rebuilt 999 entries, about 6 ms each time (make bench-scale).
+ */
+const probedNics = new WeakMap<Inventory, string>();
+
+function probedHostJson(other: Host): string | undefined {
+  const inventory = other.inventory;
+  if (!inventory) return undefined;
+  let nics = probedNics.get(inventory);
+  if (nics === undefined) {
+    nics = JSON.stringify(
+      (inventory.interfaces ?? []).flatMap((nic) => {
+        const ips = [...(nic.ipv4_addresses ?? []), ...(nic.ipv6_addresses ?? [])].map(stripPrefix);
+        return ips.length > 0
+          ? [{ name: nic.name ?? '', mac: nic.mac_address ?? '', ip_addresses: ips }]
+          : [];
+      }),
+    );
+    probedNics.set(inventory, nics);
+  }
+  return `{"host_id":${JSON.stringify(other.id)},"nics":${nics}}`;
+}
 
 /** Whether the cluster's disk encryption covers the role (bootstrap counts as master). */
 export function encryptionCoversRole(enableOn: string | undefined, role: string): boolean {

@@ -19,6 +19,26 @@ describe('host records shared between cluster passes', () => {
     expect(second).toEqual({ checked_in_at: '2026-11-27T10:00:00Z', timestamp: 5 });
   });
 
+  it('a new but equal report is no change; one differing deep inside is', () => {
+    const store = new HostFactsStore();
+    const report = (rtt: number) => ({
+      remote_hosts: [
+        {
+          host_id: 'b',
+          l3_connectivity: [{ remote_ip_address: '10.0.0.2', successful: true, average_rtt_ms: rtt }],
+        },
+      ],
+    });
+    expect(store.update('a', { connectivity: report(0.5) }, 0)).toBe(true);
+    const kept = store.get('a');
+    expect(store.update('a', { connectivity: report(0.5) }, 1)).toBe(false);
+    expect(store.get('a')).toBe(kept);
+    expect(store.update('a', { connectivity: report(0.6) }, 2)).toBe(true);
+    expect(store.get('a')?.connectivity?.remote_hosts?.[0]?.l3_connectivity?.[0]?.average_rtt_ms).toBe(0.6);
+    expect(store.update('a', { connectivity: undefined }, 3)).toBe(true);
+    expect(store.update('a', { connectivity: undefined }, 4)).toBe(false);
+  });
+
   it('knows the hosts whose connectivity report names a host: set, emptied, cleared, deleted', () => {
     const store = new HostFactsStore();
     const report = (ids: string[]) => ({

@@ -99,6 +99,22 @@ describe('payloads and skip rules', () => {
     expect(find(stepsOf(f).steps.instructions, 'connectivity-check')).toBeUndefined();
   });
 
+  it('connectivity-check: a host that reports a new inventory is probed at its new addresses', () => {
+    // Each host's entry is kept per inventory object, which is replaced when the host reports.
+    const f = day1('known');
+    const argOf = () => JSON.parse(find(stepsOf(f).steps.instructions, 'connectivity-check')!.args[0]!);
+    const before = argOf();
+    expect(argOf()).toEqual(before);
+    const peer = f.cluster.hosts[1]!;
+    const eth0 = peer.inventory!.interfaces![0]!;
+    peer.inventory = { ...peer.inventory, interfaces: [{ ...eth0, ipv4_addresses: ['192.168.111.99/24'] }] };
+    expect(argOf()[0]).toEqual({
+      host_id: peer.id,
+      nics: [{ name: 'eth0', mac: '52:54:00:00:00:02', ip_addresses: ['192.168.111.99', 'fd00::12'] }],
+    });
+    expect(argOf()[1]).toEqual(before[1]);
+  });
+
   it('connectivity-check: throttled only above 150 hosts', () => {
     const f = day1('known');
     const deny = { admitConnectivityCheck: () => false };
