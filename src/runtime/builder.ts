@@ -38,6 +38,11 @@ export interface ControllerRegistration {
 export interface SourceOptions<T extends KubeObject> {
   /** All must pass for an event to be enqueued. */
   predicates?: Predicate<T>[];
+  /**
+   * Keys for an update, from both versions, instead of every key either version maps to: for a
+   * change that concerns only some of them (a new majority group, the hosts that joined or left).
+   */
+  mapUpdate?: (oldObj: T, newObj: T) => Iterable<string>;
 }
 
 /** Maps an object of a watched kind to the keys of primary objects to reconcile. */
@@ -46,6 +51,7 @@ export type MapFunc<T extends KubeObject> = (obj: T) => Iterable<string>;
 interface Source {
   resource: ApiResource;
   map: MapFunc<KubeObject>;
+  mapUpdate?: ((oldObj: KubeObject, newObj: KubeObject) => Iterable<string>) | undefined;
   predicates: Predicate[];
 }
 
@@ -146,6 +152,7 @@ export class ControllerBuilder {
     this.sources.push({
       resource,
       map: map as MapFunc<KubeObject>,
+      mapUpdate: opts.mapUpdate as Source['mapUpdate'],
       predicates: (opts.predicates ?? []) as Predicate[],
     });
     return this;
@@ -161,7 +168,7 @@ function enqueueHandler(
   source: Source,
   enqueue: (key: string, lowPriority: boolean) => void,
 ): EventHandler<KubeObject> {
-  const { predicates, map } = source;
+  const { predicates, map, mapUpdate } = source;
   const add = (keys: Iterable<string>, lowPriority = false) => {
     for (const k of keys) enqueue(k, lowPriority);
   };
@@ -171,6 +178,7 @@ function enqueueHandler(
     },
     onUpdate: (oldObj, newObj) => {
       if (!predicates.every((p) => p.update?.(oldObj, newObj) ?? true)) return;
+      if (mapUpdate) return add(mapUpdate(oldObj, newObj));
       // Map both versions: a change that moves the object to another target must wake the old one.
       add(new Set([...map(oldObj), ...map(newObj)]));
     },

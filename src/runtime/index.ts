@@ -96,6 +96,7 @@ export {
   generationChanged,
   labelsChanged,
   objectMatches,
+  onlyUpdates,
   type Predicate,
   updateWhen,
 } from './predicates.ts';

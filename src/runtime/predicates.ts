@@ -45,6 +45,11 @@ export function updateWhen<T extends KubeObject>(fn: (oldObj: T, newObj: T) => b
   return { update: fn };
 }
 
+/** Passes only updates, and those `fn` accepts: creates and deletes are another source's. */
+export function onlyUpdates<T extends KubeObject>(fn: (oldObj: T, newObj: T) => boolean): Predicate<T> {
+  return { create: () => false, update: fn, delete: () => false };
+}
+
 /** Filters every event kind with the same test on the (new) object. */
 export function objectMatches<T extends KubeObject>(fn: (obj: T) => boolean): Predicate<T> {
   return { create: fn, update: (_o, n) => fn(n), delete: fn };

@@ -255,6 +255,44 @@ export function parseConnectivity(text: string | undefined): Connectivity | unde
   }
 }
 
+/** Adds to `out` the ids in exactly one of the two lists. */
+function addOnlyInOne(out: Set<string>, x: readonly string[], y: readonly string[]): void {
+  const [sx, sy] = [new Set(x), new Set(y)];
+  for (const id of sx) if (!sy.has(id)) out.add(id);
+  for (const id of sy) if (!sx.has(id)) out.add(id);
+}
+
+/**
+ * The hosts whose reading of the majority groups (belongs-to-majority-group) may differ between
+ * two stored values: those that joined or left a group, or whose L3-connected addresses changed.
+ * 'all' when either value is missing or malformed or the networks differ. A new result of a
+ * 1,000-host cluster otherwise reconciled all its Agents, to find most of them unchanged.
+ */
+export function hostsWhoseGroupsChanged(
+  prev: string | undefined,
+  next: string | undefined,
+): Set<string> | 'all' {
+  const changed = new Set<string>();
+  if (prev === next) return changed;
+  const a = parseConnectivity(prev);
+  const b = parseConnectivity(next);
+  if (!a || !b) return 'all';
+  const networks = Object.keys(a.majority_groups);
+  if (networks.length !== Object.keys(b.majority_groups).length) return 'all';
+  for (const network of networks) {
+    const was = a.majority_groups[network];
+    const is = Object.hasOwn(b.majority_groups, network) ? b.majority_groups[network] : undefined;
+    if (!Array.isArray(was) || !Array.isArray(is)) return 'all';
+    addOnlyInOne(changed, was, is);
+  }
+  const l3 = (c: Connectivity, id: string) =>
+    Object.hasOwn(c.l3_connected_addresses, id) ? JSON.stringify(c.l3_connected_addresses[id]) : undefined;
+  for (const c of [a, b]) {
+    for (const id of Object.keys(c.l3_connected_addresses)) if (l3(a, id) !== l3(b, id)) changed.add(id);
+  }
+  return changed;
+}
+
 /**
  * IP collisions: within one host's report, the same remote IP answering on the same outgoing NIC
  * with two different MACs. Upstream quirk kept (core.md §10.12): only the map of the *last* host

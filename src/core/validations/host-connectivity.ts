@@ -41,6 +41,36 @@ function sameNetwork(a: string, b: string): boolean {
   return !!x && !!y && x.family === y.family && x.network === y.network && x.prefix === y.prefix;
 }
 
+/**
+ * The last groups text parsed, and each group's members as a set: every host of a cluster checks
+ * the same text, and in a 1,000-host cluster parsing it and searching a group per host made a new
+ * result cost O(n²).
+ */
+let lastParsed: { text: string; data: MajorityGroups | undefined } | undefined;
+const members = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+function parsedGroups(text: string): MajorityGroups | undefined {
+  if (lastParsed?.text !== text) {
+    let data: MajorityGroups | undefined;
+    try {
+      data = (JSON.parse(text) as MajorityGroups | null) ?? {};
+    } catch {
+      data = undefined;
+    }
+    lastParsed = { text, data };
+  }
+  return lastParsed.data;
+}
+
+function membersOf(group: readonly string[]): ReadonlySet<string> {
+  let set = members.get(group);
+  if (!set) {
+    set = new Set(group);
+    members.set(group, set);
+  }
+  return set;
+}
+
 export function belongsToMajorityGroup(c: HostValidationContext): Check {
   const cluster = c.cluster;
   if (!cluster) return suppress;
@@ -50,12 +80,8 @@ export function belongsToMajorityGroup(c: HostValidationContext): Check {
   if (!cluster.connectivity_majority_groups) {
     return check('pending', 'Machine Network CIDR or Connectivity Majority Groups missing');
   }
-  let data: MajorityGroups;
-  try {
-    data = JSON.parse(cluster.connectivity_majority_groups) as MajorityGroups;
-  } catch {
-    return check('error', 'Parse error for connectivity majority group');
-  }
+  const data = parsedGroups(cluster.connectivity_majority_groups);
+  if (!data) return check('error', 'Parse error for connectivity majority group');
   let ok: boolean;
   if (cluster.user_managed_networking || isUserManagedLoadBalancer(cluster)) {
     const families = new Set(
@@ -70,8 +96,8 @@ export function belongsToMajorityGroup(c: HostValidationContext): Check {
       return check('pending', 'Not enough information to calculate host majority groups');
     const groups = Object.entries(data.majority_groups ?? {});
     ok = cluster.machine_networks.every((n) => {
-      const group = groups.find(([key]) => sameNetwork(key, n.cidr))?.[1] ?? [];
-      return group.includes(c.host.id);
+      const group = groups.find(([key]) => sameNetwork(key, n.cidr))?.[1];
+      return Array.isArray(group) && membersOf(group).has(c.host.id);
     });
   }
   if (ok) return check('success', HAS_MAJORITY);

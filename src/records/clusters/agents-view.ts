@@ -44,7 +44,29 @@ export function aciAsAgentsRead(aci: AgentClusterInstall): AgentClusterInstall {
   };
 }
 
-/** Whether an ACI update changes what the Agent reconciler reads of it (the watch's filter). */
+/** Whether an ACI update changes what the Agent reconciler reads of it. */
 export function aciChangeReachesAgents(o: AgentClusterInstall, n: AgentClusterInstall): boolean {
   return changedAsRead(aciAsAgentsRead, o, n);
+}
+
+/** What every Agent of the cluster reads: the read projection less the majority groups. */
+function aciAsAllAgentsRead(aci: AgentClusterInstall): AgentClusterInstall {
+  const read = aciAsAgentsRead(aci);
+  if (!read.status?.connectivityMajorityGroups) return read;
+  const { connectivityMajorityGroups: _groups, ...status } = read.status;
+  return { ...read, status };
+}
+
+/**
+ * Whether an ACI update changes what every Agent of the cluster reads (the watch that wakes them
+ * all). A change of the majority groups alone reaches only the hosts it concerns
+ * (majorityGroupsOf, core's hostsWhoseGroupsChanged).
+ */
+export function aciChangeReachesAllAgents(o: AgentClusterInstall, n: AgentClusterInstall): boolean {
+  return changedAsRead(aciAsAllAgentsRead, o, n);
+}
+
+/** The stored majority groups as the cluster record reads them (empty is none). */
+export function majorityGroupsOf(aci: AgentClusterInstall): string | undefined {
+  return aci.status?.connectivityMajorityGroups || undefined;
 }

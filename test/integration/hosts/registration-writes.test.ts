@@ -289,6 +289,60 @@ describe('API writes of one registration', () => {
     expect(woken.filter((k) => rest.some((id) => k === `${ns}/${id}`))).toEqual([]);
   }, 120_000);
 
+  it('new majority groups wake the hosts that joined or left, not the whole cluster', async () => {
+    const { name, ie } = await settledSnoCluster();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await registerAndSettle(name, ie));
+    const [a, b, c, d, e] = ids as [string, string, string, string, string];
+    const ip = (id: string) => `192.168.122.${11 + ids.indexOf(id)}`;
+    for (const id of ids) {
+      const mac = `52:54:00:ac:00:0${ids.indexOf(id) + 1}`;
+      const inv = JSON.parse(inventory(`host-${ids.indexOf(id)}`, mac)) as {
+        interfaces: { ipv4_addresses: string[] }[];
+      };
+      inv.interfaces[0]!.ipv4_addresses = [`${ip(id)}/24`];
+      await postReply(name, ie, id, 'inventory', JSON.stringify(inv));
+    }
+    const reaches = (to: string[]) =>
+      JSON.stringify({
+        remote_hosts: to.map((id) => ({
+          host_id: id,
+          l3_connectivity: [{ remote_ip_address: ip(id), successful: true }],
+        })),
+      });
+    const ipv4Group = async () => {
+      const aci = await client.get<AgentClusterInstall>(AGENT_CLUSTER_INSTALL, name, ns);
+      const groups = JSON.parse(aci.status?.connectivityMajorityGroups ?? '{}') as {
+        majority_groups?: Record<string, string[]>;
+      };
+      return groups.majority_groups?.IPv4 ?? [];
+    };
+    // a, b and c reach each other; d reaches them, but c does not reach d; e has no report. The
+    // largest full mesh is {a, b, c} or {a, b, d}, as ids fall; once c reaches d, all four.
+    await postReply(name, ie, a, 'connectivity-check', reaches([b, c, d]));
+    await postReply(name, ie, b, 'connectivity-check', reaches([a, c, d]));
+    await postReply(name, ie, c, 'connectivity-check', reaches([a, b]));
+    await postReply(name, ie, d, 'connectivity-check', reaches([a, b, c]));
+    const before = await ipv4Group();
+    expect(before).toHaveLength(3);
+
+    const from = logLines.length;
+    await postReply(name, ie, c, 'connectivity-check', reaches([a, b, d]));
+    expect(await ipv4Group()).toEqual([a, b, c, d].sort());
+    const woken = new Set(reconciledKeys('agent', from));
+    const joined = [c, d].filter((id) => !before.includes(id));
+    // c for its own reply and whoever joined; a, b and e read the same as before.
+    expect(
+      joined.filter((id) => !woken.has(`${ns}/${id}`)),
+      logSince(from),
+    ).toEqual([]);
+    const unchanged = [a, b, c, d, e].filter((id) => id !== c && !joined.includes(id));
+    expect(
+      unchanged.filter((id) => woken.has(`${ns}/${id}`)),
+      logSince(from),
+    ).toEqual([]);
+  }, 120_000);
+
   it('wakes the other Agents when a host leaves: their validations count the cluster hosts', async () => {
     const { name, ie } = await settledSnoCluster();
     const hosts: string[] = [];

@@ -163,6 +163,33 @@ describe('ControllerBuilder', () => {
     expect(await drain(reg)).toEqual(['ns/w']);
   });
 
+  it("mapUpdate picks an update's keys from both versions; creates and deletes still map", async () => {
+    // A ConfigMap lists widget names; an update wakes only the names added or removed.
+    const { h, registrations } = host();
+    const names = (cm: KubeObject) => (cm as { data?: { names?: string } }).data?.names?.split(',') ?? [];
+    new ControllerBuilder(h, 'widgets')
+      .for(WidgetResource)
+      .watches(ConfigMapResource, (cm) => names(cm).map((n) => `ns/${n}`), {
+        mapUpdate: (oldCm, newCm) => {
+          const [a, b] = [names(oldCm), names(newCm)];
+          const onlyInOne = [...a.filter((n) => !b.includes(n)), ...b.filter((n) => !a.includes(n))];
+          return onlyInOne.map((n) => `ns/${n}`);
+        },
+      })
+      .complete(() => undefined);
+    const reg = registrations[0]!;
+    const [, configmaps] = reg.wire();
+    configmaps!.process({ type: 'apply', object: o({ name: 'c' }, { data: { names: 'a,b,c' } }) });
+    expect(await drain(reg)).toEqual(['ns/a', 'ns/b', 'ns/c']);
+    configmaps!.process({
+      type: 'apply',
+      object: o({ name: 'c', resourceVersion: '2' }, { data: { names: 'a,c,d' } }),
+    });
+    expect(await drain(reg)).toEqual(['ns/b', 'ns/d']);
+    configmaps!.process({ type: 'delete', object: o({ name: 'c' }, { data: { names: 'a,c,d' } }) });
+    expect(await drain(reg)).toEqual(['ns/a', 'ns/c', 'ns/d']);
+  });
+
   it('an optional() controller says so; for() is required and only once', () => {
     const { h, registrations } = host();
     new ControllerBuilder(h, 'bmh')

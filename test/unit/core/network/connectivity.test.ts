@@ -7,6 +7,7 @@ import {
   formatIpCollisions,
   gatherL3ConnectedAddresses,
   hostOwnsIp,
+  hostsWhoseGroupsChanged,
   l2MajorityGroup,
   l3MajorityGroup,
   parseConnectivity,
@@ -432,5 +433,34 @@ describe('computeConnectivity against a plain reading of §6.6', () => {
       expect(got.majority_groups, `round ${round}`).toEqual(plain(hosts, min));
       expect(got.l3_connected_addresses, `round ${round}`).toEqual(plainConnectedAddresses(hosts));
     }
+  });
+});
+
+describe('hostsWhoseGroupsChanged (which Agents a new result concerns)', () => {
+  const groups = (g: Record<string, string[]>, l3: Record<string, string[]> = {}) =>
+    formatConnectivity({ majority_groups: g, l3_connected_addresses: l3 });
+  const net = '192.168.111.0/24';
+  const rows: [string, string | undefined, string | undefined, string[] | 'all'][] = [
+    ['unchanged', groups({ [net]: ['a', 'b'] }), groups({ [net]: ['a', 'b'] }), []],
+    ['a host joins', groups({ [net]: ['a', 'b'] }), groups({ [net]: ['a', 'b', 'c'] }), ['c']],
+    ['one leaves, one joins', groups({ [net]: ['a', 'b'] }), groups({ [net]: ['a', 'c'] }), ['b', 'c']],
+    ['order alone', groups({ [net]: ['a', 'b'] }), groups({ [net]: ['b', 'a'] }), []],
+    [
+      'L3 addresses of one host',
+      groups({ [net]: ['a'] }, { a: ['10.0.0.1'], b: ['10.0.0.2'] }),
+      groups({ [net]: ['a'] }, { a: ['10.0.0.1'], b: ['10.0.0.3'] }),
+      ['b'],
+    ],
+    ['L3 entry gone', groups({}, { a: ['10.0.0.1'], b: [] }), groups({}, { a: ['10.0.0.1'] }), ['b']],
+    ['a network added', groups({ [net]: ['a'] }), groups({ [net]: ['a'], 'fd00::/64': ['a'] }), 'all'],
+    ['a network renamed', groups({ [net]: ['a'] }), groups({ '10.0.0.0/24': ['a'] }), 'all'],
+    ['first result', undefined, groups({ [net]: ['a'] }), 'all'],
+    ['result cleared', groups({ [net]: ['a'] }), undefined, 'all'],
+    ['malformed', '{', groups({ [net]: ['a'] }), 'all'],
+    ['not a list', '{"majority_groups":{"n":"a"}}', '{"majority_groups":{"n":["a"]}}', 'all'],
+  ];
+  it.each(rows)('%s', (_what, prev, next, expected) => {
+    const got = hostsWhoseGroupsChanged(prev, next);
+    expect(got === 'all' ? got : [...got].sort()).toEqual(expected);
   });
 });

@@ -4,7 +4,11 @@
 // less the cluster validations.
 import { describe, expect, it } from 'vitest';
 import type { AgentClusterInstall } from '../../../../src/api/index.ts';
-import { aciAsAgentsRead, aciChangeReachesAgents } from '../../../../src/records/clusters/agents-view.ts';
+import {
+  aciAsAgentsRead,
+  aciChangeReachesAgents,
+  aciChangeReachesAllAgents,
+} from '../../../../src/records/clusters/agents-view.ts';
 import {
   type AgentCluster,
   type ClusterResources,
@@ -218,6 +222,17 @@ describe('aciChangeReachesAgents (the Agent controller’s ACI filter)', () => {
     const after = viaJson(before);
     edit(after);
     expect(aciChangeReachesAgents(before, after)).toBe(expected);
+  });
+
+  // What wakes every Agent of the cluster: the same, but new majority groups alone reach only the
+  // hosts that joined or left a group (the Agent controller's second ACI watch).
+  it.each(named)('every Agent: %s, unless only the groups changed', (what, edit, expected) => {
+    const before = writtenAci();
+    const after = viaJson(before);
+    edit(after);
+    expect(aciChangeReachesAllAgents(before, after)).toBe(
+      what.startsWith('connectivity groups') ? false : expected,
+    );
   });
 
   it('a status first written passes (the cluster record appears)', () => {
