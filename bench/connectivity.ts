@@ -2,6 +2,8 @@
 // every other host): the O(n²) computation the cluster monitor runs, and the share of a core it may
 // take when reports keep changing, paced as src/controllers/cluster/connectivity-pacing.ts paces it.
 import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import {
   BACKGROUND_FROM_HOSTS,
   ConnectivityPacing,
@@ -10,6 +12,9 @@ import {
   PACE_FACTOR,
 } from '../src/controllers/cluster/connectivity-pacing.ts';
 import type { Host } from '../src/core/model.ts';
+import { parseStepReply } from '../src/core/steps/replies.ts';
+import { HostFactsStore } from '../src/records/facts.ts';
+import { connectivityReport, hostAddress, hostId } from './fleet.ts';
 
 function fullMesh(n: number): Host[] {
   const ip = (i: number) => `10.0.${Math.floor(i / 250)}.${(i % 250) + 1}`;
@@ -69,6 +74,44 @@ export function benchConnectivity(
       `${median.toFixed(1)} ms median (min ${(times[0] as number).toFixed(1)}); paced: at most every ${(spacing / 1000).toFixed(1)} s = ${((100 * median) / spacing).toFixed(1)} % of a core`,
     );
   }
+}
+
+/**
+ * Heap a stored report holds: reports of a 1,000-host cluster (999 remote hosts each, as
+ * make bench-scale's hosts send them) decoded and kept as a step reply keeps them.
+ */
+export function benchStoredReports(line: (name: string, value: string) => void, count = 40): void {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const hosts = 1000;
+  const probed = (i: number) =>
+    JSON.stringify(
+      Array.from({ length: hosts }, (_, k) => k)
+        .filter((k) => k !== i)
+        .map((k) => ({
+          host_id: hostId(k),
+          nics: [{ name: 'enp1s0', mac: '52:54:00:00:00:01', ip_addresses: [hostAddress(k)] }],
+        })),
+    );
+  const store = new HostFactsStore();
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < count; i++) {
+    const reply = parseStepReply({
+      step_type: 'connectivity-check',
+      step_id: 'connectivity-check',
+      exit_code: 0,
+      output: connectivityReport(i, [probed(i)]),
+    });
+    if (!reply.ok || reply.value.kind !== 'connectivity') throw new Error('report not decoded');
+    store.update(hostId(i), { connectivity: reply.value.report }, 0);
+  }
+  gc();
+  const perReport = (process.memoryUsage().heapUsed - before) / count;
+  line(
+    `stored connectivity report, ${hosts}-host cluster`,
+    `${(perReport / 2 ** 20).toFixed(2)} MiB of heap each (${count} kept)`,
+  );
 }
 
 /** The computation as the cluster monitor runs it for a large cluster: slices between other work. */

@@ -10,7 +10,7 @@ import {
   agentByMac,
 } from '../src/records/indexes.ts';
 import { Store, WorkQueue } from '../src/runtime/index.ts';
-import { benchConnectivity } from './connectivity.ts';
+import { benchConnectivity, benchStoredReports } from './connectivity.ts';
 import { benchRoleSuggestion } from './roles.ts';
 
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 10_000);
@@ -156,3 +156,4 @@ benchStore();
 benchProjection();
 benchRoleSuggestion(line);
 benchConnectivity(line);
+benchStoredReports(line);

@@ -31,6 +31,8 @@ describe('host records shared between cluster passes', () => {
     });
     expect(store.update('a', { connectivity: report(0.5) }, 0)).toBe(true);
     const kept = store.get('a');
+    // Stored with its strings shared with other reports', and reading as sent.
+    expect(kept?.connectivity).toEqual(report(0.5));
     expect(store.update('a', { connectivity: report(0.5) }, 1)).toBe(false);
     expect(store.get('a')).toBe(kept);
     expect(store.update('a', { connectivity: report(0.6) }, 2)).toBe(true);
