@@ -11,10 +11,12 @@ import {
   MAX_SPACING_MS,
   PACE_FACTOR,
 } from '../src/controllers/cluster/connectivity-pacing.ts';
-import type { Host } from '../src/core/model.ts';
+import type { Cluster, Host, InfraEnv } from '../src/core/model.ts';
+import { connectivityCheckStep } from '../src/core/steps/discovery-steps.ts';
+import type { StepsOptions } from '../src/core/steps/index.ts';
 import { parseStepReply } from '../src/core/steps/replies.ts';
 import { HostFactsStore } from '../src/records/facts.ts';
-import { connectivityReport, hostAddress, hostId } from './fleet.ts';
+import { connectivityReport, hostId, inventory } from './fleet.ts';
 
 function fullMesh(n: number): Host[] {
   const ip = (i: number) => `10.0.${Math.floor(i / 250)}.${(i % 250) + 1}`;
@@ -84,15 +86,23 @@ export function benchStoredReports(line: (name: string, value: string) => void, 
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc') as () => void;
   const hosts = 1000;
-  const probed = (i: number) =>
-    JSON.stringify(
-      Array.from({ length: hosts }, (_, k) => k)
-        .filter((k) => k !== i)
-        .map((k) => ({
-          host_id: hostId(k),
-          nics: [{ name: 'enp1s0', mac: '52:54:00:00:00:01', ip_addresses: [hostAddress(k)] }],
-        })),
-    );
+  // Each host's argument as the operator builds it, from the hosts' inventories.
+  const records = Array.from({ length: hosts }, (_, k) => ({
+    id: hostId(k),
+    status: 'known',
+    inventory: JSON.parse(inventory(k)) as unknown,
+  })) as unknown as Host[];
+  const cluster = { id: 'bench', hosts: records } as unknown as Cluster;
+  const argsOf = (i: number) => {
+    const step = connectivityCheckStep({
+      host: records[i] as Host,
+      cluster,
+      infraEnv: {} as InfraEnv,
+      options: {} as StepsOptions,
+    });
+    if (!('args' in step)) throw new Error(`no connectivity check for host ${i}`);
+    return step.args;
+  };
   const store = new HostFactsStore();
   gc();
   const before = process.memoryUsage().heapUsed;
@@ -101,7 +111,7 @@ export function benchStoredReports(line: (name: string, value: string) => void, 
       step_type: 'connectivity-check',
       step_id: 'connectivity-check',
       exit_code: 0,
-      output: connectivityReport(i, [probed(i)]),
+      output: connectivityReport(i, argsOf(i)),
     });
     if (!reply.ok || reply.value.kind !== 'connectivity') throw new Error('report not decoded');
     store.update(hostId(i), { connectivity: reply.value.report }, 0);

@@ -45,6 +45,7 @@ import {
   provisionCounts,
   proxyFields,
 } from './cluster-spec.ts';
+import { majorityGroupsOf } from './clusters/agents-view.ts';
 import {
   RELEASE_VERSION_NOT_DERIVABLE,
   type ReleaseInfo,
@@ -243,7 +244,7 @@ function persistedFields(aci: AgentClusterInstall, existing: boolean, kind: Clus
     controller_logs_collected_at: backend?.controllerLogsCollectedAt,
     logs_info: backend?.logsInfo as Cluster['logs_info'],
     kubeconfig_uploaded: backend?.kubeconfigUploaded,
-    connectivity_majority_groups: status?.connectivityMajorityGroups || undefined,
+    connectivity_majority_groups: majorityGroupsOf(aci),
     api_vip_dns_name: backend?.apiVipDnsName,
     openshift_cluster_id: backend?.openshiftClusterID,
   };

@@ -10,7 +10,11 @@
 
 import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '../../api/index.ts';
 import { hostsWhoseGroupsChanged } from '../../core/network/connectivity.ts';
-import { aciChangeReachesAllAgents, majorityGroupsOf } from '../../records/clusters/agents-view.ts';
+import {
+  aciChangeReachesAllAgents,
+  majorityGroupsChanged,
+  majorityGroupsOf,
+} from '../../records/clusters/agents-view.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { operatorEventsFor } from '../../records/events.ts';
 import { localAuthFor } from '../../records/hosts/auth.ts';
@@ -92,7 +96,7 @@ export function register(ctx: OperatorContext): void {
       predicates: [updateWhen(aciChangeReachesAllAgents)],
     })
     .watches<AgentClusterInstall>(AGENT_CLUSTER_INSTALL, (aci) => agentsOfAci(ctx, aci), {
-      predicates: [onlyUpdates((o, n) => majorityGroupsOf(o) !== majorityGroupsOf(n))],
+      predicates: [onlyUpdates(majorityGroupsChanged)],
       mapUpdate: (o, n) => majorityGroupReaders(ctx, o, n),
     })
     // The other hosts of a cluster whose validations read what changed (peers.ts).

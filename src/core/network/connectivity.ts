@@ -287,9 +287,8 @@ export function hostsWhoseGroupsChanged(
   }
   const l3 = (c: Connectivity, id: string) =>
     Object.hasOwn(c.l3_connected_addresses, id) ? JSON.stringify(c.l3_connected_addresses[id]) : undefined;
-  for (const c of [a, b]) {
-    for (const id of Object.keys(c.l3_connected_addresses)) if (l3(a, id) !== l3(b, id)) changed.add(id);
-  }
+  const ids = new Set([...Object.keys(a.l3_connected_addresses), ...Object.keys(b.l3_connected_addresses)]);
+  for (const id of ids) if (l3(a, id) !== l3(b, id)) changed.add(id);
   return changed;
 }
 

@@ -1,6 +1,7 @@
 // Host validations about reachability of the other hosts: majority connectivity groups and MTU.
 
 import { cidrContains, ipFamily, tryParseCidr } from '../network/cidr.ts';
+import { type Connectivity, parseConnectivity } from '../network/connectivity.ts';
 import {
   type Check,
   check,
@@ -14,11 +15,6 @@ import {
   suppress,
 } from './host-context.ts';
 import { interfaceInCidr } from './host-network.ts';
-
-interface MajorityGroups {
-  majority_groups?: Record<string, string[]>;
-  l3_connected_addresses?: Record<string, string[]>;
-}
 
 /** Two control-plane nodes, no arbiter, exactly two masters each with fencing credentials. */
 export function isTwoNodesWithFencing(c: HostValidationContext): boolean {
@@ -46,19 +42,11 @@ function sameNetwork(a: string, b: string): boolean {
  * the same text, and in a 1,000-host cluster parsing it and searching a group per host made a new
  * result cost O(n²).
  */
-let lastParsed: { text: string; data: MajorityGroups | undefined } | undefined;
+let lastParsed: { text: string; data: Connectivity | undefined } | undefined;
 const members = new WeakMap<readonly string[], ReadonlySet<string>>();
 
-function parsedGroups(text: string): MajorityGroups | undefined {
-  if (lastParsed?.text !== text) {
-    let data: MajorityGroups | undefined;
-    try {
-      data = (JSON.parse(text) as MajorityGroups | null) ?? {};
-    } catch {
-      data = undefined;
-    }
-    lastParsed = { text, data };
-  }
+function parsedGroups(text: string): Connectivity | undefined {
+  if (lastParsed?.text !== text) lastParsed = { text, data: parseConnectivity(text) };
   return lastParsed.data;
 }
 

@@ -44,11 +44,6 @@ export function aciAsAgentsRead(aci: AgentClusterInstall): AgentClusterInstall {
   };
 }
 
-/** Whether an ACI update changes what the Agent reconciler reads of it. */
-export function aciChangeReachesAgents(o: AgentClusterInstall, n: AgentClusterInstall): boolean {
-  return changedAsRead(aciAsAgentsRead, o, n);
-}
-
 /** What every Agent of the cluster reads: the read projection less the majority groups. */
 function aciAsAllAgentsRead(aci: AgentClusterInstall): AgentClusterInstall {
   const read = aciAsAgentsRead(aci);
@@ -69,4 +64,13 @@ export function aciChangeReachesAllAgents(o: AgentClusterInstall, n: AgentCluste
 /** The stored majority groups as the cluster record reads them (empty is none). */
 export function majorityGroupsOf(aci: AgentClusterInstall): string | undefined {
   return aci.status?.connectivityMajorityGroups || undefined;
+}
+
+/**
+ * Whether an ACI update changes the majority groups (the watch that wakes the hosts concerned).
+ * With aciChangeReachesAllAgents it passes every change to what the Agent reconciler reads
+ * (aciAsAgentsRead).
+ */
+export function majorityGroupsChanged(o: AgentClusterInstall, n: AgentClusterInstall): boolean {
+  return majorityGroupsOf(o) !== majorityGroupsOf(n);
 }

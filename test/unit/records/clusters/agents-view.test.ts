@@ -6,9 +6,14 @@ import { describe, expect, it } from 'vitest';
 import type { AgentClusterInstall } from '../../../../src/api/index.ts';
 import {
   aciAsAgentsRead,
-  aciChangeReachesAgents,
   aciChangeReachesAllAgents,
+  majorityGroupsChanged,
 } from '../../../../src/records/clusters/agents-view.ts';
+
+/** What the Agent controller's two ACI watches pass together: any change to what it reads. */
+const aciChangeReachesAgents = (o: AgentClusterInstall, n: AgentClusterInstall) =>
+  aciChangeReachesAllAgents(o, n) || majorityGroupsChanged(o, n);
+
 import {
   type AgentCluster,
   type ClusterResources,
@@ -92,7 +97,7 @@ const status = (a: AgentClusterInstall) => a.status as NonNullable<AgentClusterI
 const condition = (a: AgentClusterInstall, type: string) =>
   status(a).conditions?.find((c) => c.type === type) as { reason?: string; message?: string };
 
-describe('aciChangeReachesAgents (the Agent controller’s ACI filter)', () => {
+describe('the Agent controller’s ACI watches (what wakes every Agent, what the groups wake)', () => {
   const rows: [string, Edit, boolean][] = [
     [
       'another host counted',

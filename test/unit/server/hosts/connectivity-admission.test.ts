@@ -71,7 +71,8 @@ describe('ConnectivityAdmission', () => {
   it("paces a large cluster's admissions through the minute", () => {
     // All 150 slots of a minute used to come free together (a sliding window refills as the last
     // one's admissions expire), so 150 reports of 0.5 MiB arrived within about 1.5 s and waited
-    // about 1 s each for their answer in make bench-scale. Now at most 50 go together.
+    // about 1 s each for their answer in make bench-scale. Now at most the 50 saved up (and one
+    // earned meanwhile) go together.
     const seed = 20261128;
     const rand = seededUint32(seed);
     const c = clock();
