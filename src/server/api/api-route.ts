@@ -30,6 +30,8 @@ import {
   type ConcurrencyLimits,
   DEFAULT_BODY_LIMITS,
   DEFAULT_CONCURRENCY,
+  HEAVY_WORK_BYTES,
+  LoopTurns,
 } from './limits.ts';
 import { MultipartError } from './multipart.ts';
 import { checkPathIds, QueryReader } from './query.ts';
@@ -57,6 +59,8 @@ export interface ApiBudgets {
   readonly largeBodies: Budget;
   readonly uploads: Budget;
   readonly downloads: Budget;
+  /** Heavy bodies and replies, one per turn of the event loop. */
+  readonly heavyWork: LoopTurns;
 }
 
 export function budgetsFor(limits: ApiLimits): ApiBudgets {
@@ -64,6 +68,7 @@ export function budgetsFor(limits: ApiLimits): ApiBudgets {
     largeBodies: new Budget(limits.largeBodyBytes),
     uploads: new Budget(limits.logUploads),
     downloads: new Budget(limits.downloads),
+    heavyWork: new LoopTurns(),
   };
 }
 
@@ -73,6 +78,8 @@ export type ApiReply =
       readonly status: number;
       readonly body: unknown;
       readonly headers?: Record<string, string>;
+      /** Serialised in a turn of the event loop of its own (see LoopTurns). */
+      readonly heavy?: boolean;
     }
   | { readonly kind: 'empty'; readonly status: number }
   | { readonly kind: 'file'; readonly file: FileDownload }
@@ -145,6 +152,7 @@ function header(req: IncomingMessage, name: string): string | undefined {
 export async function writeReply(res: ServerResponse, reply: ApiReply, budgets?: ApiBudgets): Promise<void> {
   switch (reply.kind) {
     case 'json':
+      if (reply.heavy && budgets) await budgets.heavyWork.take();
       return sendJson(res, reply.status, reply.body, reply.headers);
     case 'empty':
       return sendEmpty(res, reply.status);
@@ -209,6 +217,8 @@ async function readJsonText(
   const expected = Number.isFinite(declared) ? declared : limit;
   if (expected > deps.limits.largeBodyThreshold) hold(await deps.budgets.largeBodies.acquire(expected));
   const body = await readBody(req, limit, { totalMs: deps.limits.bodyTimeoutMs });
+  // Decoded, parsed and handled in a turn of its own (the handler's work up to its first wait).
+  if (body.length > HEAVY_WORK_BYTES) await deps.budgets.heavyWork.take();
   return body.toString('utf8');
 }
 

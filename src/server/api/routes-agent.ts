@@ -13,7 +13,7 @@ import {
 } from './api-route.ts';
 import type { HostRef } from './backend.ts';
 import { PayloadTooLargeError } from './http-io.ts';
-import { jsonTooDeep, MAX_JSON_DEPTH } from './limits.ts';
+import { HEAVY_WORK_BYTES, jsonTooDeep, MAX_JSON_DEPTH } from './limits.ts';
 import {
   hostCreateParamsSchema,
   hostProgressSchema,
@@ -70,6 +70,13 @@ const registerHost = defineRoute({
   },
 });
 
+/** Characters in the steps' arguments (a connectivity check lists every other host of its cluster). */
+function argumentsLength(instructions: readonly { args?: readonly string[] }[]): number {
+  let length = 0;
+  for (const step of instructions) for (const arg of step.args ?? []) length += arg.length;
+  return length;
+}
+
 const getNextSteps = defineRoute<{ timestamp?: number }>({
   method: 'GET',
   path: `${HOST_PATH}/instructions`,
@@ -85,6 +92,7 @@ const getNextSteps = defineRoute<{ timestamp?: number }>({
       kind: 'json',
       status: 200,
       body: { ...steps, instructions: steps.instructions ?? [] },
+      heavy: argumentsLength(steps.instructions ?? []) > HEAVY_WORK_BYTES,
     }));
   },
 });

@@ -4,9 +4,9 @@
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_LIMITS, done, ok } from '../../../../src/server/api/index.ts';
-import { Budget, jsonTooDeep } from '../../../../src/server/api/limits.ts';
+import { Budget, HEAVY_WORK_BYTES, jsonTooDeep, LoopTurns } from '../../../../src/server/api/limits.ts';
 import { capForLog } from '../../../../src/util/log-text.ts';
 import {
   API,
@@ -313,6 +313,51 @@ describe('concurrency of memory-heavy requests', () => {
   });
 });
 
+describe('heavy bodies and replies take a turn of the event loop each', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('a step reply over the heavy size waits for a turn; a small one does not', async () => {
+    const take = vi.spyOn(LoopTurns.prototype, 'take');
+    t = await startTestServer();
+    const reply = (bytes: number) => ({
+      step_type: 'free-network-addresses',
+      exit_code: 1,
+      output: 'x'.repeat(bytes),
+    });
+    expect((await call(t, 'POST', `${HOST}/instructions`, { body: reply(KiB) })).status).toBe(204);
+    expect(take).not.toHaveBeenCalled();
+    expect((await call(t, 'POST', `${HOST}/instructions`, { body: reply(HEAVY_WORK_BYTES) })).status).toBe(
+      204,
+    );
+    expect(take).toHaveBeenCalledTimes(1);
+    expect(callsTo(t, 'postStepReply')).toHaveLength(2);
+  });
+
+  it('instructions whose arguments are over the heavy size are serialised in a turn of their own', async () => {
+    const take = vi.spyOn(LoopTurns.prototype, 'take');
+    let arg = 'x';
+    t = await startTestServer({
+      overrides: {
+        getNextSteps: async () =>
+          ok({
+            next_instruction_seconds: 10,
+            post_step_action: 'continue',
+            instructions: [{ step_type: 'connectivity-check', step_id: 'connectivity-check-1', args: [arg] }],
+          }),
+      },
+    });
+    expect((await call(t, 'GET', `${HOST}/instructions`)).status).toBe(200);
+    expect(take).not.toHaveBeenCalled();
+    arg = 'y'.repeat(HEAVY_WORK_BYTES + 1);
+    const heavy = await call(t, 'GET', `${HOST}/instructions`);
+    expect(heavy.status).toBe(200);
+    expect((heavy.json as { instructions: { args: string[] }[] }).instructions[0]?.args[0]).toBe(arg);
+    expect(take).toHaveBeenCalledTimes(1);
+  });
+});
+
 describe('connections', () => {
   it('connections beyond the cap are closed on accept; the others are served', async () => {
     t = await startTestServer({ maxConnections: 2 });
@@ -355,6 +400,27 @@ describe('pure helpers', () => {
     ['not a string', 12345678, 4, '1234… (4 more characters)'],
   ])('capForLog: %s', (_name, value, max, expected) => {
     expect(capForLog(value, max)).toBe(expected);
+  });
+
+  it('LoopTurns: one grant per turn, in order, with timers and I/O between two grants', async () => {
+    const turns = new LoopTurns();
+    const order: string[] = [];
+    const work = (name: string) =>
+      turns.take().then(() => {
+        order.push(name);
+        if (name !== 'first') return;
+        // A timer that is due while the first piece of work runs fires before the second starts.
+        setTimeout(() => order.push('timer'), 1);
+        const until = performance.now() + 5;
+        while (performance.now() < until) {
+          // the first piece of work, busy past the timer's due time
+        }
+      });
+    const all = Promise.all([work('first'), work('second'), work('third')]);
+    expect(turns.queued).toBe(3);
+    await all;
+    expect(order).toEqual(['first', 'timer', 'second', 'third']);
+    expect(turns.queued).toBe(0);
   });
 
   it('Budget: first come first served, a large ask waits without blocking forever', async () => {
