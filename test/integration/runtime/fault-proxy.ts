@@ -42,6 +42,12 @@ export class FaultProxy {
   private blackholingWatches = false;
   private resettingExcept: string | undefined;
   private refusing = false;
+  private readonly holds: {
+    method: string;
+    pathIncludes: string;
+    arrived: () => void;
+    gate: Promise<void>;
+  }[] = [];
 
   private constructor(upstream: string, dispatcher: Dispatcher) {
     this.upstream = upstream;
@@ -142,6 +148,24 @@ export class FaultProxy {
     if (path !== undefined) this.dropWatches();
   }
 
+  /**
+   * Holds the next request with this method and a path containing `pathIncludes` before it reaches
+   * the API server: `arrived` resolves once it is held, and the request goes on when `release` is
+   * called (a write kept in flight while the test changes the object under it).
+   */
+  holdNext(method: string, pathIncludes: string): { arrived: Promise<void>; release: () => void } {
+    let arrived!: () => void;
+    let release!: () => void;
+    const arrivedP = new Promise<void>((r) => {
+      arrived = r;
+    });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    this.holds.push({ method, pathIncludes, arrived, gate });
+    return { arrived: arrivedP, release };
+  }
+
   /** The next watch request is answered with 410 Gone. */
   failNextWatch(mode: 'http' | 'event'): void {
     this.pending410.push(mode);
@@ -212,6 +236,14 @@ export class FaultProxy {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
+    const held = this.holds.findIndex(
+      (h) => h.method === req.method && url.pathname.includes(h.pathIncludes),
+    );
+    if (held >= 0) {
+      const [hold] = this.holds.splice(held, 1);
+      hold?.arrived();
+      await hold?.gate;
+    }
     const upstream = new AbortController();
     res.on('close', () => upstream.abort());
     const headers: Record<string, string> = { accept: 'application/json' };
