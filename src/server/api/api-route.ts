@@ -14,12 +14,14 @@ import {
   BodyTimeoutError,
   checkDeclaredLength,
   discardRest,
+  type JsonList,
   PayloadTooLargeError,
   readBody,
   sendEmpty,
   sendError,
   sendFile,
   sendJson,
+  sendJsonList,
   sendMiddlewareError,
 } from './http-io.ts';
 import {
@@ -81,6 +83,7 @@ export type ApiReply =
       /** Serialised in a turn of the event loop of its own (see LoopTurns). */
       readonly heavy?: boolean;
     }
+  | { readonly kind: 'jsonList'; readonly status: number; readonly list: JsonList }
   | { readonly kind: 'empty'; readonly status: number }
   | { readonly kind: 'file'; readonly file: FileDownload }
   | { readonly kind: 'error'; readonly error: ApiError };
@@ -154,6 +157,8 @@ export async function writeReply(res: ServerResponse, reply: ApiReply, budgets?:
     case 'json':
       if (reply.heavy && budgets) await budgets.heavyWork.take();
       return sendJson(res, reply.status, reply.body, reply.headers);
+    case 'jsonList':
+      return sendJsonList(res, reply.status, reply.list);
     case 'empty':
       return sendEmpty(res, reply.status);
     case 'file': {

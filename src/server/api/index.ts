@@ -26,7 +26,7 @@ export {
   API_BASE_PATH,
   clusterToWire,
   hostHref,
-  hostListToWire,
+  hostListOf,
   hostToWire,
   infraEnvToWire,
   nextStepRunnerCommand,

@@ -2,8 +2,15 @@
 // (agent-api.md §2.2, §2.3). Both authenticate with an infra-env's agent token, which opens the
 // clusters that infra-env's hosts belong to.
 
-import type { Cluster } from '../../core/model.ts';
-import { type ApiRoute, defineRoute, errorReply, fromOutcome, type HandlerContext } from './api-route.ts';
+import type { Cluster, Host } from '../../core/model.ts';
+import {
+  type ApiReply,
+  type ApiRoute,
+  defineRoute,
+  errorReply,
+  fromOutcome,
+  type HandlerContext,
+} from './api-route.ts';
 import {
   CLUSTER_FILE_NAMES,
   type ClusterFileName,
@@ -17,7 +24,7 @@ import {
   logsProgressParamsSchema,
   operatorMonitorReportSchema,
 } from './schemas.ts';
-import { clusterToWire, type HostListFilter, hostListToWire, operatorToWire } from './wire.ts';
+import { clusterToWire, type HostListFilter, hostListOf, hostToWire, operatorToWire } from './wire.ts';
 
 const AGENT = { agent: true } as const;
 const CLUSTER_PATH = '/v2/clusters/{cluster_id}';
@@ -27,6 +34,26 @@ function clusterId(ctx: HandlerContext<unknown>): string {
   return ctx.params.cluster_id!;
 }
 
+/**
+ * Lists of at least this many hosts are sent host by host (sendJsonList): each host can carry a
+ * connectivity report that names every other host, so the whole answer grows with the square of
+ * the cluster's size.
+ */
+export const STREAMED_FROM_HOSTS = 100;
+
+/** A cluster with its hosts. */
+function clusterReply(cluster: Cluster, status: number): ApiReply {
+  if (cluster.hosts.length < STREAMED_FROM_HOSTS)
+    return { kind: 'json', status, body: clusterToWire(cluster) };
+  const head = clusterToWire(cluster, { excludeHosts: true });
+  const toWire = (h: unknown) => hostToWire(h as Host);
+  return {
+    kind: 'jsonList',
+    status,
+    list: { head, field: 'hosts', items: cluster.hosts, itemToWire: toWire },
+  };
+}
+
 const getCluster = defineRoute<{ excludeHosts: boolean }>({
   method: 'GET',
   path: CLUSTER_PATH,
@@ -34,11 +61,11 @@ const getCluster = defineRoute<{ excludeHosts: boolean }>({
   query: (q) => ({ excludeHosts: q.bool('exclude-hosts') ?? false }),
   async handle(ctx) {
     const outcome = await ctx.deps.backend.getCluster(ctx.call, { clusterId: clusterId(ctx) });
-    return fromOutcome(outcome, (cluster) => ({
-      kind: 'json',
-      status: 200,
-      body: clusterToWire(cluster, { excludeHosts: ctx.query.excludeHosts }),
-    }));
+    return fromOutcome(outcome, (cluster) =>
+      ctx.query.excludeHosts
+        ? { kind: 'json', status: 200, body: clusterToWire(cluster, { excludeHosts: true }) }
+        : clusterReply(cluster, 200),
+    );
   },
 });
 
@@ -59,11 +86,11 @@ const listClusterHosts = defineRoute<HostListFilter>({
   },
   async handle(ctx) {
     const outcome = await ctx.deps.backend.getCluster(ctx.call, { clusterId: clusterId(ctx) });
-    return fromOutcome(outcome, (cluster: Cluster) => ({
-      kind: 'json',
-      status: 200,
-      body: hostListToWire(cluster.hosts, ctx.query),
-    }));
+    return fromOutcome(outcome, (cluster: Cluster): ApiReply => {
+      const { hosts, toWire } = hostListOf(cluster.hosts, ctx.query);
+      if (hosts.length < STREAMED_FROM_HOSTS) return { kind: 'json', status: 200, body: hosts.map(toWire) };
+      return { kind: 'jsonList', status: 200, list: { items: hosts, itemToWire: (h) => toWire(h as Host) } };
+    });
   },
 });
 
@@ -199,7 +226,7 @@ const completeInstallation = defineRoute({
       ...(error_info !== undefined ? { errorInfo: error_info } : {}),
       ...(data !== undefined ? { data } : {}),
     });
-    return fromOutcome(outcome, (cluster) => ({ kind: 'json', status: 202, body: clusterToWire(cluster) }));
+    return fromOutcome(outcome, (cluster) => clusterReply(cluster, 202));
   },
 });
 

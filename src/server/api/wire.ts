@@ -53,18 +53,24 @@ export interface HostListFilter {
 }
 
 /**
- * host-list for GET /v2/clusters/{cid}/hosts (inventory and connectivity only when asked for).
+ * host-list for GET /v2/clusters/{cid}/hosts: the hosts it carries, and each on the wire
+ * (inventory and connectivity only when asked for), converted one at a time as they are sent.
  * The installer and the controller list a cluster's hosts every few seconds without either; in a
  * 1,000-host cluster serialising the reports only to drop them was 0.5 GB of JSON per call.
  */
-export function hostListToWire(hosts: readonly Host[], filter: HostListFilter): WireObject[] {
+export function hostListOf(
+  hosts: readonly Host[],
+  filter: HostListFilter,
+): { hosts: Host[]; toWire: (host: Host) => WireObject } {
   const omit = new Set<HostJsonField>();
   if (!filter.withInventory) omit.add('inventory');
   if (!filter.withConnectivity) omit.add('connectivity');
-  return hosts
-    .filter((h) => filter.role === undefined || h.role === filter.role)
-    .filter((h) => filter.status === undefined || h.status === filter.status)
-    .map((h) => hostToWire(h, omit));
+  return {
+    hosts: hosts
+      .filter((h) => filter.role === undefined || h.role === filter.role)
+      .filter((h) => filter.status === undefined || h.status === filter.status),
+    toWire: (h) => hostToWire(h, omit),
+  };
 }
 
 export function operatorToWire(clusterId: string, operator: MonitoredOperator): WireObject {
@@ -87,6 +93,7 @@ export function clusterToWire(cluster: Cluster, options: { excludeHosts?: boolea
   if (monitored_operators !== undefined) {
     out.monitored_operators = monitored_operators.map((op) => operatorToWire(cluster.id, op));
   }
+  // Last, so a cluster sent host by host (routes-cluster.ts) writes the same bytes.
   if (!options.excludeHosts) out.hosts = hosts.map((h) => hostToWire(h));
   return out;
 }

@@ -1,7 +1,12 @@
 // Host list on the wire: inventory and connectivity only when asked for, and then serialised once.
 import { describe, expect, it } from 'vitest';
 import type { Host } from '../../../../src/core/model.ts';
-import { hostListToWire } from '../../../../src/server/api/wire.ts';
+import { type HostListFilter, hostListOf } from '../../../../src/server/api/wire.ts';
+
+function hostListToWire(hosts: readonly Host[], filter: HostListFilter) {
+  const list = hostListOf(hosts, filter);
+  return list.hosts.map(list.toWire);
+}
 
 /** A value whose serialisations are counted (a 1,000-host cluster's report is 0.5 MiB of JSON). */
 function counted<T extends object>(value: T): { value: T; count: () => number } {
@@ -36,7 +41,7 @@ function hosts(n: number) {
   return { list, serialised };
 }
 
-describe('hostListToWire', () => {
+describe('hostListOf', () => {
   it('serialises no inventory or report it leaves out', () => {
     const { list, serialised } = hosts(3);
     const wire = hostListToWire(list, {});
