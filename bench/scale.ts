@@ -702,6 +702,7 @@ async function connectivityWave(b: Bench) {
     reportKiB: kib,
     replyLatencyMs: latencySummary(wave.replyLatenciesMs),
     pollLatencyMs: latencySummary(wave.latenciesMs),
+    driverLoopDelayMs: wave.driverLoopDelayMs,
     apiWrites: writesOf(new Map(Object.entries(requests))),
     requests,
     largestIpv4Group: largestIpv4Group(b.acis()),
@@ -714,6 +715,10 @@ async function connectivityWave(b: Bench) {
   line('report size p50 / max', `${kib.p50.toFixed(0)} / ${kib.max.toFixed(0)} KiB`);
   line('report POST p50 / p99 / max', ms3(r.replyLatencyMs));
   line('poll p50 / p99 / max (connectivity)', ms3(r.pollLatencyMs, 1));
+  line(
+    'driver event-loop delay p99 / max',
+    `${wave.driverLoopDelayMs.p99.toFixed(1)} / ${wave.driverLoopDelayMs.max.toFixed(1)} ms (in the latencies above; the report builds)`,
+  );
   line('connectivity API writes', `${r.apiWrites} ${JSON.stringify(requests)}`);
   line('largest IPv4 majority group stored', `${r.largestIpv4Group} hosts`);
   usageLines('connectivity', usage);
