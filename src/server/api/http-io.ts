@@ -163,14 +163,14 @@ export function sendJson(
 }
 
 /** A JSON list sent item by item: a bare array, or an object whose last member is the list. */
-export interface JsonList {
+export interface JsonList<T = unknown> {
   /** The object's other members; none for a bare array. */
   readonly head?: Record<string, unknown>;
   /** The list's member name in `head`'s object. */
   readonly field?: string;
-  readonly items: readonly unknown[];
+  readonly items: readonly T[];
   /** One item as it goes on the wire, made while writing (one item's copy at a time). */
-  itemToWire(item: unknown): unknown;
+  itemToWire(item: T): unknown;
 }
 
 /** Text gathered before a write while sending a list. */
@@ -198,7 +198,7 @@ function drained(res: ServerResponse): Promise<void> {
  * holds 0.5 MiB of connectivity report per host: as one string that was over 0.5 GB, past V8's
  * longest string, and seconds of the event loop.
  */
-export async function sendJsonList(res: ServerResponse, status: number, list: JsonList): Promise<void> {
+export async function sendJsonList<T>(res: ServerResponse, status: number, list: JsonList<T>): Promise<void> {
   res.writeHead(status, { 'content-type': 'application/json' });
   let text = '[';
   if (list.head) {
@@ -206,11 +206,13 @@ export async function sendJsonList(res: ServerResponse, status: number, list: Js
     text = `${head.slice(0, -1)}${head === '{}' ? '' : ','}${JSON.stringify(list.field ?? 'items')}:[`;
   }
   let sliceStart = performance.now();
-  for (let i = 0; i < list.items.length; i++) {
+  let first = true;
+  for (const item of list.items) {
     if (res.destroyed) return;
-    if (i > 0) text += ',';
+    if (!first) text += ',';
+    first = false;
     // As JSON.stringify writes an array element that has no JSON form.
-    text += JSON.stringify(list.itemToWire(list.items[i])) ?? 'null';
+    text += JSON.stringify(list.itemToWire(item)) ?? 'null';
     if (text.length >= LIST_CHUNK_CHARS) {
       const more = res.write(text);
       text = '';

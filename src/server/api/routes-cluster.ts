@@ -17,6 +17,7 @@ import {
   CREDENTIAL_FILE_NAMES,
   type CredentialFileName,
 } from './backend.ts';
+import type { JsonList } from './http-io.ts';
 import {
   completionParamsSchema,
   finalizingProgressSchema,
@@ -45,13 +46,13 @@ export const STREAMED_FROM_HOSTS = 100;
 function clusterReply(cluster: Cluster, status: number): ApiReply {
   if (cluster.hosts.length < STREAMED_FROM_HOSTS)
     return { kind: 'json', status, body: clusterToWire(cluster) };
-  const head = clusterToWire(cluster, { excludeHosts: true });
-  const toWire = (h: unknown) => hostToWire(h as Host);
-  return {
-    kind: 'jsonList',
-    status,
-    list: { head, field: 'hosts', items: cluster.hosts, itemToWire: toWire },
+  const list: JsonList<Host> = {
+    head: clusterToWire(cluster, { excludeHosts: true }),
+    field: 'hosts',
+    items: cluster.hosts,
+    itemToWire: (h) => hostToWire(h),
   };
+  return { kind: 'jsonList', status, list };
 }
 
 const getCluster = defineRoute<{ excludeHosts: boolean }>({
@@ -89,7 +90,8 @@ const listClusterHosts = defineRoute<HostListFilter>({
     return fromOutcome(outcome, (cluster: Cluster): ApiReply => {
       const { hosts, toWire } = hostListOf(cluster.hosts, ctx.query);
       if (hosts.length < STREAMED_FROM_HOSTS) return { kind: 'json', status: 200, body: hosts.map(toWire) };
-      return { kind: 'jsonList', status: 200, list: { items: hosts, itemToWire: (h) => toWire(h as Host) } };
+      const list: JsonList<Host> = { items: hosts, itemToWire: toWire };
+      return { kind: 'jsonList', status: 200, list };
     });
   },
 });
