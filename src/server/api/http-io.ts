@@ -173,6 +173,12 @@ export interface JsonList<T = unknown> {
   itemToWire(item: T): unknown;
 }
 
+/**
+ * Lists of at least this many items are sent item by item; shorter ones as one string with a
+ * Content-Length. Each host of a cluster can carry a connectivity report that names every other
+ * host, so a cluster's host list grows with the square of its size.
+ */
+export const STREAMED_FROM_ITEMS = 100;
 /** Text gathered before a write while sending a list. */
 const LIST_CHUNK_CHARS = 64 * 1024;
 /** Serialising time after which a list being sent lets the event loop run. */
@@ -192,13 +198,18 @@ function drained(res: ServerResponse): Promise<void> {
 }
 
 /**
- * The bytes sendJson writes for the whole list, written as they are made (chunked), waiting for
- * the client when its socket is full and letting the event loop run every few milliseconds. A
+ * The bytes sendJson writes for the whole list. A long list is written as it is made (chunked),
+ * waiting for the client when its socket is full and letting the event loop run every few
+ * milliseconds. A
  * 1,000-host cluster with hosts (the installer and the controller read it every few seconds)
  * holds 0.5 MiB of connectivity report per host: as one string that was over 0.5 GB, past V8's
  * longest string, and seconds of the event loop.
  */
 export async function sendJsonList<T>(res: ServerResponse, status: number, list: JsonList<T>): Promise<void> {
+  if (list.items.length < STREAMED_FROM_ITEMS) {
+    const items = list.items.map((item) => list.itemToWire(item));
+    return sendJson(res, status, list.head ? { ...list.head, [list.field ?? 'items']: items } : items);
+  }
   res.writeHead(status, { 'content-type': 'application/json' });
   let text = '[';
   if (list.head) {

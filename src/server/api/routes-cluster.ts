@@ -35,17 +35,8 @@ function clusterId(ctx: HandlerContext<unknown>): string {
   return ctx.params.cluster_id!;
 }
 
-/**
- * Lists of at least this many hosts are sent host by host (sendJsonList): each host can carry a
- * connectivity report that names every other host, so the whole answer grows with the square of
- * the cluster's size.
- */
-export const STREAMED_FROM_HOSTS = 100;
-
-/** A cluster with its hosts. */
+/** A cluster with its hosts, sent host by host when they are many (sendJsonList). */
 function clusterReply(cluster: Cluster, status: number): ApiReply {
-  if (cluster.hosts.length < STREAMED_FROM_HOSTS)
-    return { kind: 'json', status, body: clusterToWire(cluster) };
   const list: JsonList<Host> = {
     head: clusterToWire(cluster, { excludeHosts: true }),
     field: 'hosts',
@@ -89,7 +80,6 @@ const listClusterHosts = defineRoute<HostListFilter>({
     const outcome = await ctx.deps.backend.getCluster(ctx.call, { clusterId: clusterId(ctx) });
     return fromOutcome(outcome, (cluster: Cluster): ApiReply => {
       const { hosts, toWire } = hostListOf(cluster.hosts, ctx.query);
-      if (hosts.length < STREAMED_FROM_HOSTS) return { kind: 'json', status: 200, body: hosts.map(toWire) };
       const list: JsonList<Host> = { items: hosts, itemToWire: toWire };
       return { kind: 'jsonList', status: 200, list };
     });
