@@ -26,7 +26,8 @@
 // clusters of 3 hosts or more, connectivity checks (polls as idle, each check answered). API
 // requests are counted by verb and resource on the operator's own client. Each phase reports the CPU
 // of the operator's thread, of the operator (the process less the driver's thread), of the whole
-// process, of kube-apiserver and of etcd.
+// process, of kube-apiserver and of etcd. After the phases, what the fleet stores in the API
+// server by kind (bench/stored-objects.ts).
 
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -44,12 +45,22 @@ import { freePort } from '../src/dev/ports.ts';
 import { loadKubeConfig, startOperator } from '../src/operator/main.ts';
 import { loadOperatorConfig } from '../src/records/config.ts';
 import type { OperatorContext } from '../src/records/context.ts';
-import { CONFIG_MAP, NAMESPACE } from '../src/records/resources.ts';
+import {
+  AGENT,
+  AGENT_CLUSTER_INSTALL,
+  CLUSTER_DEPLOYMENT,
+  CONFIG_MAP,
+  EVENT,
+  INFRA_ENV,
+  NAMESPACE,
+  SECRET,
+} from '../src/records/resources.ts';
 import { createLogger, KubeClient } from '../src/runtime/index.ts';
 import { createClusters, pool } from './fleet.ts';
 import { type Failures, FleetDriver, pct } from './fleet-driver.ts';
 import { measureIsoThroughput } from './iso-throughput.ts';
 import { startLoopBreakdown } from './loop-breakdown.ts';
+import { measureStoredObjects } from './stored-objects.ts';
 import { measureWritesCeiling } from './writes-ceiling.ts';
 
 /**
@@ -871,6 +882,7 @@ async function main(): Promise<void> {
     const eventToStatus = await eventStatus(b);
     const connectivity = await connectivityWave(b);
     const peakRss = await rssSampler.stop();
+    const stored = await storedObjects(admin, plane);
     const agents = op.ctx.informers.agents.store.list().length;
     if (agents !== HOSTS) b.failures[`Agents in cache ${agents}, not ${HOSTS}`] = 1;
     line('peak RSS (operator + driver)', `${(peakRss / 1024 / 1024).toFixed(0)} MiB`);
@@ -888,6 +900,7 @@ async function main(): Promise<void> {
       eventToStatus,
       connectivity,
       peakRssMiB: peakRss / 1024 / 1024,
+      stored,
       agentsInCache: agents,
       failures: b.failures,
       totalSeconds: (Date.now() - started) / 1000,
@@ -923,6 +936,27 @@ async function main(): Promise<void> {
     await plane.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** What the fleet holds in the API server after the phases, by kind, and the API server's RSS then. */
+async function storedObjects(admin: KubeClient, plane: ControlPlane) {
+  const kinds = [CLUSTER_DEPLOYMENT, AGENT_CLUSTER_INSTALL, INFRA_ENV, AGENT, SECRET, CONFIG_MAP, EVENT];
+  const stored = await measureStoredObjects(admin, kinds, NS);
+  const kib = (n: number) => (n / 1024).toFixed(1);
+  for (const k of stored) {
+    if (k.objects === 0) continue;
+    line(
+      `stored ${k.kind}s: objects, KiB each (managedFields)`,
+      `${k.objects}, ${kib(k.bytes / k.objects)} (${kib(k.managedFieldsBytes / k.objects)})`,
+    );
+  }
+  const bytes = stored.reduce((sum, k) => sum + k.bytes, 0);
+  const apiserverRss = plane.pids.apiserver ? (await procUsage(plane.pids.apiserver)).rss : Number.NaN;
+  line(
+    'stored in all: MiB, KiB per cluster; apiserver RSS',
+    `${(bytes / 1024 / 1024).toFixed(1)}, ${kib(bytes / CLUSTERS)}; ${(apiserverRss / 1024 / 1024).toFixed(0)} MiB`,
+  );
+  return { kinds: stored, bytes, apiserverRssMiB: apiserverRss / 1024 / 1024 };
 }
 
 /** The Agents and AgentClusterInstalls as the registration wave left them. */
