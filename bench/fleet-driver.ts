@@ -40,6 +40,8 @@ export interface RegisterResult {
 
 export interface InventoryResult {
   seconds: number;
+  /** Each inventory reply's POST, until its answer: the reply waits for its Agent's status write. */
+  replyLatenciesMs: number[];
   failures: Failures;
 }
 
@@ -289,15 +291,18 @@ class Fleet {
 
   /** One inventory reply and one next-steps poll per host. */
   async inventory(): Promise<InventoryResult> {
+    const replyLatenciesMs: number[] = [];
     const failures: Failures = {};
     const t0 = performance.now();
     await pool(this.init.hosts, this.init.concurrency, async (i) => {
+      const s = performance.now();
       const reply = await this.reply(i);
+      replyLatenciesMs.push(performance.now() - s);
       if (reply !== 204) count(failures, `inventory ${reply}`);
       const poll = await this.poll(i);
       if (poll !== 200) count(failures, `poll ${poll}`);
     });
-    return { seconds: (performance.now() - t0) / 1000, failures };
+    return { seconds: (performance.now() - t0) / 1000, replyLatenciesMs, failures };
   }
 
   /** Every host polls its next steps every `intervalSeconds`, start times spread over one interval. */

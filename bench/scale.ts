@@ -605,12 +605,14 @@ async function inventoryWave(b: Bench) {
   const requests = diff(b.counts, before);
   const r = {
     seconds: inv.seconds,
+    replyLatencyMs: latencySummary(inv.replyLatenciesMs),
     apiWritesPerHost: writesOf(new Map(Object.entries(requests))) / HOSTS,
     requests,
     reconcilesPerHost: perHost(await reconcilesByController(b), reconciles0),
     ...usage,
   };
   line('inventory wave', `${inv.seconds.toFixed(1)} s, ${r.apiWritesPerHost.toFixed(2)} writes/host`);
+  line('inventory reply latency p50 / p99 / max', ms3(r.replyLatencyMs));
   line('inventory requests by verb', JSON.stringify(requests));
   line('reconciles per host by controller', JSON.stringify(r.reconcilesPerHost));
   usageLines('inventory', usage);
