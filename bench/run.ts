@@ -11,6 +11,7 @@ import {
 } from '../src/records/indexes.ts';
 import { Store, WorkQueue } from '../src/runtime/index.ts';
 import { benchConnectivity, benchStoredReports } from './connectivity.ts';
+import { benchOneNamespace } from './one-namespace.ts';
 import { benchRoleSuggestion } from './roles.ts';
 
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 10_000);
@@ -153,6 +154,7 @@ console.log(
 );
 await benchQueue();
 benchStore();
+benchOneNamespace(line);
 benchProjection();
 benchRoleSuggestion(line);
 benchConnectivity(line);

@@ -14,7 +14,15 @@ import type {
   NMStateConfig,
 } from '../api/index.ts';
 import { WATCH_LABEL } from '../api/index.ts';
-import type { Informer, KubeClient, KubeObject, Manager, ResourceCacheOptions } from '../runtime/index.ts';
+import {
+  type Informer,
+  indexByLabelPairs,
+  type KubeClient,
+  type KubeObject,
+  LABEL_PAIRS_INDEX,
+  type Manager,
+  type ResourceCacheOptions,
+} from '../runtime/index.ts';
 import { ServiceUrlState, type ServiceUrls, type UrlsListener } from './base-urls.ts';
 import { listenBaseUrl, type OperatorSettings } from './config.ts';
 import { HostFactsStore } from './facts.ts';
@@ -34,8 +42,10 @@ import {
   agentByName,
   agentByTokenSecret,
   INFRAENV_BY_CLUSTER_INDEX,
+  INFRAENV_BY_NMSTATE_SELECTOR_INDEX,
   indexByUid,
   infraEnvByCluster,
+  infraEnvByNmStateSelector,
   UID_INDEX,
 } from './indexes.ts';
 import {
@@ -155,6 +165,10 @@ export class OperatorContext {
     agents.store.addIndex(AGENT_BY_TOKEN_SECRET_INDEX, agentByTokenSecret);
     infraEnvs.store.addIndex(UID_INDEX, indexByUid);
     infraEnvs.store.addIndex(INFRAENV_BY_CLUSTER_INDEX, infraEnvByCluster);
+    // NMStateConfig ↔ InfraEnv selection both ways without a namespace scan (a hub may keep a
+    // thousand clusters' configs in one namespace).
+    infraEnvs.store.addIndex(INFRAENV_BY_NMSTATE_SELECTOR_INDEX, infraEnvByNmStateSelector);
+    this.informers.nmStateConfigs.store.addIndex(LABEL_PAIRS_INDEX, indexByLabelPairs);
     agentClusterInstalls.store.addIndex(ACI_BY_CLUSTER_INDEX, aciByCluster);
     clusterDeployments.store.addIndex(UID_INDEX, indexByUid);
   }

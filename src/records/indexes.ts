@@ -2,7 +2,7 @@
 // reconcile never lists a kind (docs/design/records.md).
 import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '../api/index.ts';
 import { INFRAENV_LABEL } from '../api/index.ts';
-import type { IndexFunc, KubeObject } from '../runtime/index.ts';
+import type { IndexFunc, KubeObject, LabelSelector } from '../runtime/index.ts';
 import { keyOf } from '../runtime/index.ts';
 
 export const UID_INDEX = 'uid';
@@ -14,6 +14,14 @@ export const AGENT_BY_INFRAENV_INDEX = 'agent-by-infraenv';
 export const AGENT_BY_MAC_INDEX = 'agent-by-mac';
 /** InfraEnvs by the ClusterDeployment (`ns/name`) their clusterRef names. */
 export const INFRAENV_BY_CLUSTER_INDEX = 'infraenv-by-cluster';
+/**
+ * InfraEnvs by one label pair their NMStateConfig selector requires (`ns/key=value`, the first key
+ * in order), or `ns/*` for a selector of expressions only: an NMStateConfig's event finds the
+ * InfraEnvs that may select it from its own labels instead of walking its namespace.
+ */
+export const INFRAENV_BY_NMSTATE_SELECTOR_INDEX = 'infraenv-by-nmstate-selector';
+/** The bucket of selectors without matchLabels (`*` is not a label key). */
+export const ANY_LABELS = '*';
 /** AgentClusterInstalls by the ClusterDeployment (`ns/name`) they reference. */
 export const ACI_BY_CLUSTER_INDEX = 'aci-by-cluster';
 
@@ -56,6 +64,25 @@ export const agentByMac: IndexFunc<Agent> = (a) =>
 export const infraEnvByCluster: IndexFunc<InfraEnv> = (ie) => {
   const ref = ie.spec?.clusterRef;
   return ref?.name ? [keyOf(ref.namespace || ie.metadata.namespace, ref.name)] : [];
+};
+
+/**
+ * The InfraEnv's NMStateConfig selector; undefined when it is empty, which selects no
+ * NMStateConfig at all (kubeapi.md §7.20), `matchLabels: {}` included.
+ */
+export function nmStateSelectorOf(ie: InfraEnv): LabelSelector | undefined {
+  const sel = ie.spec?.nmStateConfigLabelSelector as LabelSelector | undefined;
+  if (!sel) return undefined;
+  const noLabels = Object.keys(sel.matchLabels ?? {}).length === 0;
+  return noLabels && !sel.matchExpressions?.length ? undefined : sel;
+}
+
+export const infraEnvByNmStateSelector: IndexFunc<InfraEnv> = (ie) => {
+  const sel = nmStateSelectorOf(ie);
+  if (!sel) return [];
+  const first = Object.keys(sel.matchLabels ?? {}).sort()[0];
+  const pair = first === undefined ? ANY_LABELS : `${first}=${sel.matchLabels?.[first]}`;
+  return [keyOf(ie.metadata.namespace, pair)];
 };
 
 export const aciByCluster: IndexFunc<AgentClusterInstall> = (aci) => {

@@ -1,8 +1,12 @@
 // Informers of the optional Metal3 kinds (BareMetalHost, PreprovisioningImage): read by the BMAC
-// and PPI controllers, which must not import each other.
+// and PPI controllers, which must not import each other. Their lookups go through indexes, added
+// the first time one is asked for (the informers exist only once an optional controller is wired):
+// a mapper that walked a namespace's BMHs for every Agent or InfraEnv event was quadratic in a hub
+// that keeps many clusters' hosts in one namespace.
 
-import type { BareMetalHost, PreprovisioningImage } from '../api/index.ts';
-import type { Informer } from '../runtime/index.ts';
+import type { BareMetalHost, InfraEnv, PreprovisioningImage } from '../api/index.ts';
+import { BMH_CREATE_FENCING_CREDENTIALS_SECRET_ANNOTATION, INFRAENV_LABEL } from '../api/index.ts';
+import { type IndexFunc, type Informer, type KubeObject, keyOf } from '../runtime/index.ts';
 import type { OperatorContext } from './context.ts';
 import { BARE_METAL_HOST, PREPROVISIONING_IMAGE } from './resources.ts';
 
@@ -14,4 +18,75 @@ export function bareMetalHosts(ctx: OperatorContext): Informer<BareMetalHost> {
 /** The PPI informer; same caveat as bareMetalHosts. */
 export function preprovisioningImages(ctx: OperatorContext): Informer<PreprovisioningImage> {
   return ctx.mgr.informer<PreprovisioningImage>(PREPROVISIONING_IMAGE);
+}
+
+const BMH_BY_BOOT_MAC = 'bmh-by-boot-mac';
+const BMH_BY_INFRAENV = 'bmh-by-infraenv';
+const BMH_BY_FENCING_SECRET = 'bmh-by-fencing-secret';
+const PPI_BY_INFRAENV = 'ppi-by-infraenv';
+
+/** `ns/mac`, lower case: Agents report MACs in any case. */
+const bmhByBootMac: IndexFunc<BareMetalHost> = (b) => {
+  const mac = (b.spec?.bootMACAddress ?? '').toLowerCase();
+  return mac ? [keyOf(b.metadata.namespace, mac)] : [];
+};
+
+/** `ns/infraenv`, lower case, as BMAC compares the label with the InfraEnv's name. */
+const bmhByInfraEnv: IndexFunc<BareMetalHost> = (b) => {
+  const name = (b.metadata.labels?.[INFRAENV_LABEL] ?? '').toLowerCase();
+  return name ? [keyOf(b.metadata.namespace, name)] : [];
+};
+
+/** `ns/secret` of the BMC credentials, only for BMHs that generate fencing credentials from them. */
+const bmhByFencingSecret: IndexFunc<BareMetalHost> = (b) => {
+  const secret = b.spec?.bmc?.credentialsName;
+  const fencing = b.metadata.annotations?.[BMH_CREATE_FENCING_CREDENTIALS_SECRET_ANNOTATION] !== undefined;
+  return secret && fencing ? [keyOf(b.metadata.namespace, secret)] : [];
+};
+
+const ppiByInfraEnv: IndexFunc<PreprovisioningImage> = (p) => {
+  const name = p.metadata.labels?.[INFRAENV_LABEL];
+  return name ? [keyOf(p.metadata.namespace, name)] : [];
+};
+
+function indexed<T extends KubeObject>(
+  informer: Informer<T>,
+  name: string,
+  fn: IndexFunc<T>,
+  value: string,
+): T[] {
+  // The same function each time: a no-op once the index exists.
+  informer.store.addIndex(name, fn);
+  return informer.store.byIndex(name, value);
+}
+
+/** The BMHs of `namespace` booting from any of `macs`. */
+export function bmhsBootingFrom(
+  ctx: OperatorContext,
+  namespace: string,
+  macs: Iterable<string>,
+): BareMetalHost[] {
+  const out: BareMetalHost[] = [];
+  for (const mac of new Set([...macs].map((m) => m.toLowerCase()).filter(Boolean))) {
+    out.push(...indexed(bareMetalHosts(ctx), BMH_BY_BOOT_MAC, bmhByBootMac, keyOf(namespace, mac)));
+  }
+  return out;
+}
+
+/** The BMHs labelled with the InfraEnv (the label compared without case, as BMAC does). */
+export function bmhsOfInfraEnv(ctx: OperatorContext, ie: InfraEnv): BareMetalHost[] {
+  const value = keyOf(ie.metadata.namespace, (ie.metadata.name ?? '').toLowerCase());
+  return indexed(bareMetalHosts(ctx), BMH_BY_INFRAENV, bmhByInfraEnv, value);
+}
+
+/** The BMHs of the Secret's namespace that generate fencing credentials from it (their BMC Secret). */
+export function bmhsFencingWith(ctx: OperatorContext, secret: KubeObject): BareMetalHost[] {
+  const value = keyOf(secret.metadata.namespace, secret.metadata.name ?? '');
+  return indexed(bareMetalHosts(ctx), BMH_BY_FENCING_SECRET, bmhByFencingSecret, value);
+}
+
+/** The PreprovisioningImages labelled with the InfraEnv. */
+export function ppisOfInfraEnv(ctx: OperatorContext, ie: InfraEnv): PreprovisioningImage[] {
+  const value = keyOf(ie.metadata.namespace, ie.metadata.name ?? '');
+  return indexed(preprovisioningImages(ctx), PPI_BY_INFRAENV, ppiByInfraEnv, value);
 }

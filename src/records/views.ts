@@ -7,9 +7,10 @@ import type {
   ClusterDeployment,
   ClusterImageSet,
   InfraEnv,
+  NMStateConfig,
 } from '../api/index.ts';
 import type { InfraEnv as InfraEnvRecord } from '../core/model.ts';
-import { keyOf, type LabelSelector, selectFromStore } from '../runtime/index.ts';
+import { keyOf, matchesLabelSelector, selectFromStore } from '../runtime/index.ts';
 import { aciAsAgentsRead } from './clusters/agents-view.ts';
 import type { OperatorContext } from './context.ts';
 import {
@@ -19,7 +20,7 @@ import {
   type ManifestsConfigMap,
   manifestsConfigMapNames,
 } from './index.ts';
-import { aciKeyOf } from './indexes.ts';
+import { ANY_LABELS, aciKeyOf, INFRAENV_BY_NMSTATE_SELECTOR_INDEX, nmStateSelectorOf } from './indexes.ts';
 import { readConfigMap, readSecret } from './referenced.ts';
 
 export interface ClusterView {
@@ -110,15 +111,39 @@ export async function clusterView(
   return { cd, aci, result };
 }
 
+/**
+ * The NMStateConfigs the InfraEnv selects, in its own namespace (upstream lists cluster-wide,
+ * which would let one namespace's configs into another's image); none for an empty selector.
+ */
+export function selectedNmStateConfigs(ctx: OperatorContext, ie: InfraEnv): NMStateConfig[] {
+  const selector = nmStateSelectorOf(ie);
+  if (!selector) return [];
+  return selectFromStore(ctx.informers.nmStateConfigs.store, selector, ie.metadata.namespace ?? '');
+}
+
+/**
+ * The InfraEnvs of `namespace` whose selector picks an NMStateConfig with these labels, found
+ * through the selector index from the labels, not by testing every InfraEnv of the namespace.
+ */
+export function infraEnvsSelecting(
+  ctx: OperatorContext,
+  namespace: string,
+  labels: Record<string, string> | undefined,
+): InfraEnv[] {
+  const store = ctx.informers.infraEnvs.store;
+  const lookup = (pair: string) => store.byIndex(INFRAENV_BY_NMSTATE_SELECTOR_INDEX, keyOf(namespace, pair));
+  const candidates = lookup(ANY_LABELS);
+  for (const [k, v] of Object.entries(labels ?? {})) candidates.push(...lookup(`${k}=${v}`));
+  return candidates.filter((ie) => {
+    const selector = nmStateSelectorOf(ie);
+    return selector !== undefined && matchesLabelSelector(labels, selector);
+  });
+}
+
 /** The infra-env record of an InfraEnv, with its pull secret and selected NMStateConfigs. */
 export async function infraEnvView(ctx: OperatorContext, ie: InfraEnv): Promise<InfraEnvRecord> {
   const ns = ie.metadata.namespace ?? '';
-  const selector = ie.spec.nmStateConfigLabelSelector;
-  // An empty selector selects nothing (upstream), unlike Kubernetes' usual "everything".
-  const empty = !selector || (!selector.matchLabels && !selector.matchExpressions?.length);
-  const nmStateConfigs = empty
-    ? []
-    : selectFromStore(ctx.informers.nmStateConfigs.store, selector as LabelSelector, ns);
+  const nmStateConfigs = selectedNmStateConfigs(ctx, ie);
   const cdRef = ie.spec.clusterRef;
   const cd = cdRef?.name
     ? ctx.informers.clusterDeployments.get(cdRef.namespace || ns, cdRef.name)

@@ -26,13 +26,15 @@ import type {
   InfraEnv,
   PreprovisioningImage,
 } from '../../api/index.ts';
-import {
-  AGENT_BMH_LABEL,
-  BMH_CREATE_FENCING_CREDENTIALS_SECRET_ANNOTATION,
-  INFRAENV_LABEL,
-} from '../../api/index.ts';
+import { AGENT_BMH_LABEL, INFRAENV_LABEL } from '../../api/index.ts';
 import type { OperatorContext } from '../../records/context.ts';
-import { bareMetalHosts, preprovisioningImages } from '../../records/metal3.ts';
+import {
+  bareMetalHosts,
+  bmhsBootingFrom,
+  bmhsFencingWith,
+  bmhsOfInfraEnv,
+  preprovisioningImages,
+} from '../../records/metal3.ts';
 import { crossNamespaceRefusal } from '../../records/references.ts';
 import {
   AGENT,
@@ -60,30 +62,11 @@ function agentOf(ctx: OperatorContext, bmh: BareMetalHost): Agent | undefined {
 /** BMH keys for an Agent: its bmh label, else every BMH of the namespace booting from its MACs. */
 function bmhKeysOfAgent(ctx: OperatorContext, agent: Agent): string[] {
   const ns = agent.metadata.namespace;
-  const macs = new Set(
-    (agent.status?.inventory?.interfaces ?? [])
-      .map((i) => (i.macAddress ?? '').toLowerCase())
-      .filter(Boolean),
-  );
-  const keys = bareMetalHosts(ctx)
-    .store.byNamespace(ns ?? '')
-    .filter((b) => macs.has((b.spec.bootMACAddress ?? '').toLowerCase()))
-    .map((b) => objectKey(b));
+  const macs = (agent.status?.inventory?.interfaces ?? []).map((i) => i.macAddress ?? '');
+  const keys = bmhsBootingFrom(ctx, ns ?? '', macs).map((b) => objectKey(b));
   const labelled = agent.metadata.labels?.[AGENT_BMH_LABEL];
   if (labelled) keys.push(keyOf(ns, labelled));
   return keys;
-}
-
-/** BMHs of the Secret's namespace that generate fencing credentials from it (their BMC Secret). */
-function bmhKeysOfBmcSecret(ctx: OperatorContext, secret: KubeObject): string[] {
-  return bareMetalHosts(ctx)
-    .store.byNamespace(secret.metadata.namespace ?? '')
-    .filter(
-      (b) =>
-        b.spec.bmc?.credentialsName === secret.metadata.name &&
-        b.metadata.annotations?.[BMH_CREATE_FENCING_CREDENTIALS_SECRET_ANNOTATION] !== undefined,
-    )
-    .map((b) => objectKey(b));
 }
 
 export function register(ctx: OperatorContext): void {
@@ -95,19 +78,10 @@ export function register(ctx: OperatorContext): void {
     .controller('bmac')
     .for(BARE_METAL_HOST)
     .watches<Agent>(AGENT, (a) => bmhKeysOfAgent(ctx, a))
-    .watches<InfraEnv>(INFRA_ENV, (ie) =>
-      bareMetalHosts(ctx)
-        .store.byNamespace(ie.metadata.namespace ?? '')
-        .filter(
-          (b) =>
-            (b.metadata.labels?.[INFRAENV_LABEL] ?? '').toLowerCase() ===
-            (ie.metadata.name ?? '').toLowerCase(),
-        )
-        .map((b) => objectKey(b)),
-    )
+    .watches<InfraEnv>(INFRA_ENV, (ie) => bmhsOfInfraEnv(ctx, ie).map((b) => objectKey(b)))
     // BMC credentials Secrets are cached once read (they get the watch label): a changed password
     // regenerates the fencing Secret.
-    .watches<KubeObject>(SECRET, (s) => bmhKeysOfBmcSecret(ctx, s))
+    .watches<KubeObject>(SECRET, (s) => bmhsFencingWith(ctx, s).map((b) => objectKey(b)))
     // An installed cluster's day-2 hosts need its MCS CA (spoke-step.ts).
     .watches<ClusterDeployment>(CLUSTER_DEPLOYMENT, (cd) =>
       cd.spec.installed ? ctx.agentsOfCluster(objectKey(cd)).flatMap((a) => bmhKeysOfAgent(ctx, a)) : [],

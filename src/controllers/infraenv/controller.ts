@@ -32,6 +32,7 @@ import {
   SECRET,
 } from '../../records/resources.ts';
 import { type ServiceConfig, serviceConfigOf } from '../../records/serviceconfig/service-config.ts';
+import { infraEnvsSelecting } from '../../records/views.ts';
 import {
   addFinalizer,
   type Controller,
@@ -40,8 +41,6 @@ import {
   isBeingDeleted,
   type KubeObject,
   keyOf,
-  type LabelSelector,
-  matchesLabelSelector,
   objectKey,
   type ReconcileOutcome,
   type ReconcileRequest,
@@ -68,14 +67,6 @@ const byMirrorConfigMap: IndexFunc<InfraEnv> = (ie) => {
   return ref?.name ? [keyOf(ref.namespace || ie.metadata.namespace, ref.name)] : [];
 };
 
-/** An empty selector selects nothing (kubeapi.md §7.20). */
-function selects(ie: InfraEnv, labels: Record<string, string> | undefined): boolean {
-  const sel = ie.spec?.nmStateConfigLabelSelector;
-  if (!sel || (Object.keys(sel.matchLabels ?? {}).length === 0 && !sel.matchExpressions?.length))
-    return false;
-  return matchesLabelSelector(labels, sel as LabelSelector);
-}
-
 /**
  * NMStateConfig → InfraEnvs of its namespace whose selector matches it now or matched it at the
  * previous event (so removing a label re-reconciles the InfraEnv that loses the config).
@@ -85,10 +76,7 @@ function nmStateMapper(ctx: OperatorContext): (nm: NMStateConfig) => string[] {
   return (nm) => {
     const key = objectKey(nm);
     const ns = nm.metadata.namespace ?? '';
-    const now = ctx.informers.infraEnvs.store
-      .byNamespace(ns)
-      .filter((ie) => selects(ie, nm.metadata.labels))
-      .map(objectKey);
+    const now = infraEnvsSelecting(ctx, ns, nm.metadata.labels).map(objectKey);
     const before = last.get(key) ?? [];
     if (ctx.informers.nmStateConfigs.get(ns, nm.metadata.name ?? '')) last.set(key, now);
     else last.delete(key);

@@ -20,7 +20,7 @@ import {
   ironicAgentOptions,
   ironicSettingsOf,
 } from '../../records/hub/ironic.ts';
-import { bareMetalHosts, preprovisioningImages } from '../../records/metal3.ts';
+import { bareMetalHosts, ppisOfInfraEnv, preprovisioningImages } from '../../records/metal3.ts';
 import { BARE_METAL_HOST, INFRA_ENV, PREPROVISIONING_IMAGE } from '../../records/resources.ts';
 import { normalizeArch } from '../../records/serviceconfig/os-images.ts';
 import { isNotFound, keyOf, objectKey, removeFinalizer, updateStatus } from '../../runtime/index.ts';
@@ -38,12 +38,7 @@ export function register(ctx: OperatorContext): void {
   ctx.mgr
     .controller('preprovisioningimage')
     .for(PREPROVISIONING_IMAGE)
-    .watches<InfraEnv>(INFRA_ENV, (ie) =>
-      preprovisioningImages(ctx)
-        .store.byNamespace(ie.metadata.namespace ?? '')
-        .filter((p) => p.metadata.labels?.[INFRAENV_LABEL] === ie.metadata.name)
-        .map((p) => objectKey(p)),
-    )
+    .watches<InfraEnv>(INFRA_ENV, (ie) => ppisOfInfraEnv(ctx, ie).map((p) => objectKey(p)))
     .watches<BareMetalHost>(BARE_METAL_HOST, (b) => [objectKey(b)])
     .optional()
     .complete(async (req) => {

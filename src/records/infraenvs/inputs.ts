@@ -15,7 +15,6 @@ import {
 import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
 import { ntpSourcesError, proxyError, sshPublicKeyError } from '../../core/validations/user-input.ts';
 import type { OsImage } from '../../images/base-images.ts';
-import { type LabelSelector, selectFromStore } from '../../runtime/index.ts';
 import type { OperatorContext } from '../context.ts';
 import { ironicOverrideFor } from '../hub/ironic.ts';
 import { imageDigest, infraEnvToRecord, releaseFromImageTag } from '../index.ts';
@@ -23,7 +22,7 @@ import { readConfigMap, readSecret } from '../referenced.ts';
 import { crossNamespaceRefusal } from '../references.ts';
 import { normalizeArch } from '../serviceconfig/os-images.ts';
 import type { ServiceConfig } from '../serviceconfig/service-config.ts';
-import { aciFor } from '../views.ts';
+import { aciFor, selectedNmStateConfigs } from '../views.ts';
 import { tokenGenerationOf } from './services.ts';
 
 /** The InfraEnv controller's default image type (ISO_IMAGE_TYPE, kubeapi.md §5). */
@@ -173,21 +172,6 @@ async function infraEnvMirrors(
   }
   const caBundle = data['ca-bundle.crt'];
   return { value: { registriesConf, ...(caBundle ? { caBundle } : {}) } };
-}
-
-/** NMStateConfigs selected by the InfraEnv: none for an empty selector (kubeapi.md §7.20). */
-export function selectedNmStateConfigs(ctx: OperatorContext, ie: InfraEnv) {
-  const selector = ie.spec.nmStateConfigLabelSelector;
-  const empty =
-    !selector || (Object.keys(selector.matchLabels ?? {}).length === 0 && !selector.matchExpressions?.length);
-  if (empty) return [];
-  // Within the InfraEnv's namespace, as src/records/views.ts selects them (upstream lists
-  // cluster-wide, which would let one namespace's configs into another's image).
-  return selectFromStore(
-    ctx.informers.nmStateConfigs.store,
-    selector as LabelSelector,
-    ie.metadata.namespace,
-  );
 }
 
 /** Reads and checks every input of the InfraEnv's image. */
