@@ -136,7 +136,8 @@ export function inventory(i: number, cpuMhz = 2400): string {
   });
 }
 
-function macOf(i: number): string {
+/** Host i's one MAC address. */
+export function macOf(i: number): string {
   const byte = (b: number) => ((i >> b) & 255).toString(16).padStart(2, '0');
   return `52:54:00:${byte(16)}:${byte(8)}:${byte(0)}`;
 }

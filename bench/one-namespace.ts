@@ -13,13 +13,9 @@ import {
 import { bmhsBootingFrom } from '../src/records/metal3.ts';
 import { infraEnvsSelecting } from '../src/records/views.ts';
 import { matchesLabelSelector, Store } from '../src/runtime/index.ts';
+import { macOf } from './fleet.ts';
 
 const NS = 'hub';
-
-function mac(i: number): string {
-  const hex = (n: number) => (n & 255).toString(16).padStart(2, '0');
-  return `52:54:00:${hex(i >> 16)}:${hex(i >> 8)}:${hex(i)}`;
-}
 
 function timed(events: number, each: (i: number) => number): { ms: number; found: number } {
   const t0 = performance.now();
@@ -44,7 +40,7 @@ export function benchOneNamespace(line: (name: string, value: string) => void, c
     } as unknown as InfraEnv);
     bmhs.upsert({
       metadata: { namespace: NS, name: `bmh-${i}` },
-      spec: { bootMACAddress: mac(i) },
+      spec: { bootMACAddress: macOf(i) },
     } as BareMetalHost);
   }
   const ctx = {
@@ -66,9 +62,9 @@ export function benchOneNamespace(line: (name: string, value: string) => void, c
     figure(clusters, nmIndexed, nmWalk),
   );
 
-  const bmhIndexed = timed(clusters, (i) => bmhsBootingFrom(ctx, NS, [mac(i).toUpperCase()]).length);
+  const bmhIndexed = timed(clusters, (i) => bmhsBootingFrom(ctx, NS, [macOf(i).toUpperCase()]).length);
   const bmhWalk = timed(clusters, (i) => {
-    const macs = new Set([mac(i)]);
+    const macs = new Set([macOf(i)]);
     return bmhs.byNamespace(NS).filter((b) => macs.has((b.spec.bootMACAddress ?? '').toLowerCase())).length;
   });
   line(`Agent → BareMetalHosts, ${clusters} of each in one namespace`, figure(clusters, bmhIndexed, bmhWalk));

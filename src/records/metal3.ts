@@ -66,11 +66,11 @@ export function bmhsBootingFrom(
   namespace: string,
   macs: Iterable<string>,
 ): BareMetalHost[] {
-  const out: BareMetalHost[] = [];
-  for (const mac of new Set([...macs].map((m) => m.toLowerCase()).filter(Boolean))) {
-    out.push(...indexed(bareMetalHosts(ctx), BMH_BY_BOOT_MAC, bmhByBootMac, keyOf(namespace, mac)));
-  }
-  return out;
+  const informer = bareMetalHosts(ctx);
+  const lowered = new Set([...macs].map((m) => m.toLowerCase()).filter(Boolean));
+  return [...lowered].flatMap((mac) =>
+    indexed(informer, BMH_BY_BOOT_MAC, bmhByBootMac, keyOf(namespace, mac)),
+  );
 }
 
 /** The BMHs labelled with the InfraEnv (the label compared without case, as BMAC does). */
