@@ -17,7 +17,9 @@
 // --own-sessions (kube-apiserver and etcd, and with --driver-process the driver, each in a session
 // of their own, so Linux's autogroup shares the cores between them and the operator as between
 // pods, services or machines; by default every thread shares the bench's one group),
-// --idle MINUTES (see idle()).
+// --idle MINUTES (see idle()), --apiserver-profile DIR (kube-apiserver's CPU profile of the first
+// --apiserver-profile-seconds, default 8, of the registration wave and of the same writes with the
+// operator stopped, written to DIR and summarised by activity; bench/apiserver-profile.ts).
 //
 // Phases: the API server's own write ceiling (a plain create loop of small ConfigMaps), then a
 // registration wave (register only, until the operator is quiet), an inventory wave (one inventory
@@ -56,6 +58,7 @@ import {
   SECRET,
 } from '../src/records/resources.ts';
 import { createLogger, KubeClient } from '../src/runtime/index.ts';
+import { captureApiServerProfile, summariseApiServerProfile } from './apiserver-profile.ts';
 import { createClusters, pool } from './fleet.ts';
 import { type Failures, FleetDriver, pct } from './fleet-driver.ts';
 import { measureIsoThroughput } from './iso-throughput.ts';
@@ -98,6 +101,8 @@ const { values: flags } = parseArgs({
     'driver-process': { type: 'boolean', default: false },
     'plane-nice': { type: 'string', default: '0' },
     'own-sessions': { type: 'boolean', default: false },
+    'apiserver-profile': { type: 'string' },
+    'apiserver-profile-seconds': { type: 'string', default: '8' },
   },
 });
 const CLUSTERS = Number(flags.clusters);
@@ -308,8 +313,15 @@ async function quiet(counts: Map<string, number>, quietMs = 2000, maxMs = 600_00
   }
 }
 
-async function ceiling(client: KubeClient): Promise<number> {
+/** ConfigMap creates per second, and kube-apiserver's CPU per create (the unit a registration is compared in). */
+async function ceiling(
+  client: KubeClient,
+  plane: ControlPlane,
+): Promise<{ perSec: number; apiServerMsPerWrite: number }> {
   await client.create(NAMESPACE, { metadata: { name: 'bench-ceiling' } } as never);
+  const cpu = async () =>
+    plane.pids.apiserver ? (await procUsage(plane.pids.apiserver)).cpuSeconds : Number.NaN;
+  const cpu0 = await cpu();
   const t0 = performance.now();
   await pool(CEILING_CREATES, CONCURRENCY, async (i) => {
     await client.create(CONFIG_MAP, {
@@ -317,7 +329,8 @@ async function ceiling(client: KubeClient): Promise<number> {
       data: { k: 'v' },
     } as never);
   });
-  return CEILING_CREATES / ((performance.now() - t0) / 1000);
+  const perSec = CEILING_CREATES / ((performance.now() - t0) / 1000);
+  return { perSec, apiServerMsPerWrite: (((await cpu()) - cpu0) / CEILING_CREATES) * 1000 };
 }
 
 /** CPU seconds (user + system) and RSS bytes of another process, from /proc. */
@@ -487,6 +500,41 @@ async function startMeter(plane: ControlPlane, driver: FleetDriver) {
   };
 }
 
+/**
+ * `--apiserver-profile DIR`: kube-apiserver's CPU profile of a phase's first seconds; stop() waits
+ * for it, prints where the samples went and returns that (or why it could not be read).
+ */
+function apiServerProfiler(kubeconfigPath: string, phase: string) {
+  const dir = flags['apiserver-profile'];
+  if (!dir) return undefined;
+  const seconds = Number(flags['apiserver-profile-seconds']);
+  const file = join(dir, `apiserver-${phase}.pprof`);
+  const written = mkdir(dir, { recursive: true }).then(() =>
+    captureApiServerProfile(kubeconfigPath, seconds, file),
+  );
+  // A failed capture is reported by stop(), not left unhandled while the phase runs.
+  const settled = written.then(
+    () => undefined,
+    (err: Error) => err,
+  );
+  return {
+    async stop() {
+      const err = await settled;
+      const summary = err ? `capture failed: ${err.message}` : await summariseApiServerProfile(file);
+      const shown =
+        typeof summary === 'string'
+          ? summary
+          : `${summary.sampledCpuSeconds.toFixed(1)} CPU-s sampled in ${seconds} s; ${Object.entries(
+              summary.shares,
+            )
+              .map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`)
+              .join(', ')} (overlapping; ${file})`;
+      line(`apiserver profile (${phase})`, shown);
+      return summary;
+    },
+  };
+}
+
 function usageLines(phase: string, u: Usage): void {
   const c = u.cpuSeconds;
   line(
@@ -549,6 +597,7 @@ async function registrationWave(b: Bench) {
   const heapProfiler = flags['heap-profile-wave'] ? await startHeapProfiler() : undefined;
   const reconciles0 = await reconcilesByController(b);
   const meter = await startMeter(b.plane, b.driver);
+  const apiServerProfile = apiServerProfiler(b.plane.kubeconfigPath, 'registration');
   const reg = await b.driver.register();
   await quiet(b.counts);
   const usage = await meter.stop();
@@ -584,6 +633,8 @@ async function registrationWave(b: Bench) {
   );
   usageLines('registration', usage);
   const c = usage.cpuSeconds;
+  line('apiserver CPU per registration', `${((c.apiserver / HOSTS) * 1000).toFixed(1)} ms`);
+  if (apiServerProfile) Object.assign(r, { apiServerProfile: await apiServerProfile.stop() });
   line(
     'CPU per registered host: op thread / operator / process',
     `${((c.operatorThread / HOSTS) * 1000).toFixed(1)} / ${((c.operator / HOSTS) * 1000).toFixed(1)} / ${((c.process / HOSTS) * 1000).toFixed(1)} ms`,
@@ -811,8 +862,12 @@ async function main(): Promise<void> {
   let driver: FleetDriver | undefined;
   try {
     await installCrds(plane.kubeconfigPath, await projectCrdFiles());
-    const ceilingPerSec = await ceiling(admin);
-    line('API server write ceiling (create loop)', `${ceilingPerSec.toFixed(0)} writes/s`);
+    const createLoop = await ceiling(admin, plane);
+    const ceilingPerSec = createLoop.perSec;
+    line(
+      'API server write ceiling (create loop)',
+      `${ceilingPerSec.toFixed(0)} writes/s, apiserver CPU ${createLoop.apiServerMsPerWrite.toFixed(2)} ms per create`,
+    );
     await admin.create(NAMESPACE, { metadata: { name: NS } } as never);
 
     const port = await freePort();
@@ -896,6 +951,7 @@ async function main(): Promise<void> {
       concurrency: CONCURRENCY,
       node: process.version,
       apiServerWriteCeilingPerSec: Math.round(ceilingPerSec),
+      apiServerMsPerCeilingCreate: createLoop.apiServerMsPerWrite,
       registration,
       inventory,
       idleHosts: idleHostsReport,
@@ -910,7 +966,7 @@ async function main(): Promise<void> {
     await driver.stop();
     driver = undefined;
     await op.stop();
-    const sameWrites = await sameWritesCeiling(admin, afterWave, registration.perSec);
+    const sameWrites = await sameWritesCeiling(admin, plane, afterWave, registration.perSec);
     const isoMiB = Number(flags['iso-mib'] ?? (CLUSTERS >= 1000 ? 256 : 64));
     let iso: Awaited<ReturnType<typeof measureIsoThroughput>> | undefined;
     const startupSeconds = await startupWithFleet(plane, config, logger, async (ctx) => {
@@ -979,18 +1035,25 @@ function snapshotAfterWave(ctx: OperatorContext): {
  */
 async function sameWritesCeiling(
   admin: KubeClient,
+  plane: ControlPlane,
   wave: ReturnType<typeof snapshotAfterWave>,
   registrationsPerSec: number,
 ) {
   const aciOf = (a: Agent) => wave.acis.get(a.spec.clusterDeploymentName?.name ?? '');
+  const apiServerProfile = apiServerProfiler(plane.kubeconfigPath, 'same-writes');
+  const cpu0 = plane.pids.apiserver ? (await procUsage(plane.pids.apiserver)).cpuSeconds : Number.NaN;
   const wc = await measureWritesCeiling(admin, wave.agents, aciOf, CONCURRENCY);
+  const cpu1 = plane.pids.apiserver ? (await procUsage(plane.pids.apiserver)).cpuSeconds : Number.NaN;
   const share = registrationsPerSec / wc.registrationsPerSec;
+  const apiServerMsPerRegistration = ((cpu1 - cpu0) / wave.agents.length) * 1000;
   line(
     'same writes, operator stopped',
     `${wc.registrationsPerSec.toFixed(1)} registrations/s (${wc.writesPerSec.toFixed(0)} writes/s), Agent create + status p50 / p99 ${wc.latencyMs.p50.toFixed(0)} / ${wc.latencyMs.p99.toFixed(0)} ms`,
   );
   line('registration rate ÷ same-writes rate', `${(share * 100).toFixed(0)} %`);
-  return { ...wc, registrationShare: share };
+  line('apiserver CPU per registration (same writes)', `${apiServerMsPerRegistration.toFixed(1)} ms`);
+  const profile = await apiServerProfile?.stop();
+  return { ...wc, registrationShare: share, apiServerMsPerRegistration, apiServerProfile: profile };
 }
 
 /** A restart with the whole fleet in place: how long until the caches have synced. */
