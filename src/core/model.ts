@@ -5,6 +5,10 @@
 // Shared by every part of src/core: add optional fields freely, never rename or remove one.
 
 import type { Inventory } from './inventory.ts';
+import type { StoredConnectivityReport } from './network/connectivity-report.ts';
+
+// Defined beside their compact form; part of the model.
+export type { ConnectivityRemoteHost, ConnectivityReport } from './network/connectivity-report.ts';
 
 export type HostStatus =
   | 'discovering'
@@ -105,7 +109,8 @@ export interface Host {
   validations_info?: ValidationsInfo;
   progress?: HostProgressInfo;
   progress_stages?: HostStage[] | null;
-  connectivity?: ConnectivityReport;
+  /** Kept compact between replies (network/connectivity-report.ts); read it with connectivityReader. */
+  connectivity?: StoredConnectivityReport;
   ntp_sources?: NtpSource[];
   domain_name_resolutions?: DomainResolutionResponse;
   images_status?: Record<string, ContainerImageAvailability>;
@@ -141,26 +146,6 @@ export interface Host {
   connection_timed_out?: boolean;
 }
 
-export interface ConnectivityReport {
-  remote_hosts?: ConnectivityRemoteHost[];
-}
-export interface ConnectivityRemoteHost {
-  host_id: string;
-  l2_connectivity?: {
-    outgoing_ip_address?: string;
-    outgoing_nic?: string;
-    remote_ip_address?: string;
-    remote_mac?: string;
-    successful?: boolean;
-  }[];
-  l3_connectivity?: {
-    remote_ip_address?: string;
-    successful?: boolean;
-    average_rtt_ms?: number;
-    packet_loss_percentage?: number;
-  }[];
-  mtu_report?: { outgoing_nic?: string; remote_ip_address?: string; mtu_successful?: boolean }[];
-}
 /** The states the agent reports for an NTP source (chrony's view of it). */
 export const NTP_SOURCE_STATES = [
   'synced',

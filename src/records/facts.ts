@@ -1,6 +1,11 @@
 // Frequent, low-value host facts kept in memory (docs/design/records.md): last check-in and the
 // results of periodic steps. They reach the API only through what they change.
 import type { ConnectivityReport } from '../core/model.ts';
+import {
+  CompactConnectivityReport,
+  namesRemoteHosts,
+  type StoredConnectivityReport,
+} from '../core/network/connectivity-report.ts';
 import { jsonEqual } from '../util/json-equal.ts';
 import type { HostRuntimeFacts } from './index.ts';
 
@@ -18,10 +23,9 @@ const POOL_MAX = 200_000;
 
 /**
  * One string object per value for the strings reports repeat: every report of a cluster names
- * the others' ids, addresses, MACs and NICs, and each parsed report had its own copies. A
- * 1,000-host cluster's report held 0.66 MiB of heap and holds 0.45 MiB (`npm run bench`), for
- * about 1.7 ms of lookups. The pool is bounded: when full it starts again, and reports stored
- * before keep the strings they have.
+ * the others' ids, addresses, MACs and NICs, and each parsed report had its own copies (a
+ * 1,000-host cluster's parsed report held 0.66 MiB of heap, 0.45 MiB with the pool). The pool is
+ * bounded: when full it starts again, and reports stored before keep the strings they have.
  */
 class StringPool {
   private readonly strings = new Map<string, string>();
@@ -35,34 +39,25 @@ class StringPool {
   }
 }
 
-type Named = Record<string, unknown>;
-
-function internFields(
-  pool: StringPool,
-  entries: readonly Named[] | undefined,
-  fields: readonly string[],
-): void {
-  for (const entry of entries ?? []) {
-    for (const f of fields) {
-      const v = entry[f];
-      if (typeof v === 'string') entry[f] = pool.intern(v);
-    }
-  }
+/**
+ * A report as kept: compact (core/network/connectivity-report.ts) with its strings pooled, or,
+ * when it has keys or values the compact form does not keep, the parsed tree as it came.
+ */
+function storedReport(pool: StringPool, report: StoredConnectivityReport): StoredConnectivityReport {
+  if (report instanceof CompactConnectivityReport) return report;
+  return CompactConnectivityReport.of(report as ConnectivityReport, (v) => pool.intern(v)) ?? report;
 }
 
-/** Replaces, in place, the strings a report repeats across a cluster's reports (a new object). */
-function internReportStrings(pool: StringPool, report: ConnectivityReport): void {
-  for (const rh of report.remote_hosts ?? []) {
-    rh.host_id = pool.intern(rh.host_id);
-    internFields(pool, rh.l2_connectivity, [
-      'outgoing_ip_address',
-      'outgoing_nic',
-      'remote_ip_address',
-      'remote_mac',
-    ]);
-    internFields(pool, rh.l3_connectivity, ['outgoing_nic', 'remote_ip_address']);
-    internFields(pool, rh.mtu_report, ['outgoing_nic', 'remote_ip_address']);
-  }
+/** Whether two kept reports say the same (compared as values: a 1,000-host report is 0.5 MiB of text). */
+function sameReport(
+  a: StoredConnectivityReport | undefined,
+  b: StoredConnectivityReport | undefined,
+): boolean {
+  if (a instanceof CompactConnectivityReport && b instanceof CompactConnectivityReport) return a.equals(b);
+  if (a === undefined || b === undefined) return a === b;
+  const tree = (r: StoredConnectivityReport | undefined) =>
+    r instanceof CompactConnectivityReport ? r.toJSON() : r;
+  return jsonEqual(tree(a), tree(b));
 }
 
 export class HostFactsStore {
@@ -93,20 +88,24 @@ export class HostFactsStore {
       this.byHost.set(hostId, e);
     }
     let next: Record<string, unknown> | undefined;
-    for (const [k, v] of Object.entries(patch) as [keyof HostRuntimeFacts, unknown][]) {
+    for (const [k, given] of Object.entries(patch) as [keyof HostRuntimeFacts, unknown][]) {
       // Compared as values, not as text: a 1,000-host cluster's connectivity report is 0.5 MiB,
       // and serialising the old and the new one cost 4 ms per report (make bench-scale).
-      if (!jsonEqual(e.facts[k], v)) {
+      const v =
+        k === 'connectivity' && given ? storedReport(this.pool, given as StoredConnectivityReport) : given;
+      const same =
+        k === 'connectivity'
+          ? sameReport(e.facts.connectivity, v as StoredConnectivityReport | undefined)
+          : jsonEqual(e.facts[k], v);
+      if (!same) {
         next ??= { ...e.facts };
         next[k] = v;
       }
     }
     if (next) {
-      if (next.connectivity !== e.facts.connectivity && next.connectivity)
-        internReportStrings(this.pool, next.connectivity as ConnectivityReport);
       e.facts = next as HostRuntimeFacts;
       this.noteChange(hostId);
-      if (e.facts.connectivity?.remote_hosts?.length) this.withReport.add(hostId);
+      if (namesRemoteHosts(e.facts.connectivity)) this.withReport.add(hostId);
       else this.withReport.delete(hostId);
     }
     return next !== undefined;

@@ -5,6 +5,7 @@
 // (records/clusters/agents-view.ts), and nothing here wakes every host of a large cluster for
 // each registration or inventory (issue 16: that fan-out made a host's cost grow with its cluster).
 import type { Agent } from '../../api/index.ts';
+import { type ConnectivityReader, connectivityReader } from '../../core/network/index.ts';
 import { effectiveHostname, HOST_COUNT_READ_UP_TO } from '../../core/validations/host-context.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { memoisedHost } from '../../records/index.ts';
@@ -112,9 +113,14 @@ export function hostnameReaders(ctx: OperatorContext, a: Agent): string[] {
   };
   for (const peer of reportingPeers(lookups, cdKey, name)) {
     const report = ctx.facts.get(peer.metadata.name ?? '')?.connectivity;
-    if (report?.remote_hosts?.some((r) => r.host_id === name)) readers.add(objectKey(peer));
+    if (report && namesHost(connectivityReader(report), name)) readers.add(objectKey(peer));
   }
   return [...readers];
+}
+
+function namesHost(report: ConnectivityReader, hostId: string): boolean {
+  for (let k = 0; k < report.remoteCount; k++) if (report.hostId(k) === hostId) return true;
+  return false;
 }
 
 /** Where reportingPeers looks: the hosts with a report, and the Agents of the cluster and by name. */

@@ -2,8 +2,9 @@
 // address family (L3), the addresses every other host reached, and IP collisions.
 
 import { finish, type Steps } from '../../util/steps.ts';
-import type { ConnectivityRemoteHost, Host } from '../model.ts';
+import type { Host } from '../model.ts';
 import { cidrContains, type IpFamily, tryParseCidr, tryParseIp } from './cidr.ts';
+import { type ConnectivityReader, connectivityReader } from './connectivity-report.ts';
 import { BitRows, largestFullMesh, largestFullMeshSteps } from './full-mesh.ts';
 import { hostIps, inventoryNetworks } from './host-networks.ts';
 
@@ -16,41 +17,40 @@ function sortById(hosts: Host[]): Host[] {
   return [...hosts].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-type Checks = readonly { successful?: boolean; remote_ip_address?: string }[] | undefined;
-
 /**
  * Each host's report with its remote hosts resolved to indexes once per computation (-1: not in
  * the cluster), shared by every group: a 1,000-host full mesh names a million remote hosts.
  */
 interface ResolvedReport {
   to: Int32Array;
-  remote: ConnectivityRemoteHost[];
+  report: ConnectivityReader;
 }
+
+const NO_REPORT = connectivityReader({});
 
 function* resolveReports(hosts: Host[]): Steps<ResolvedReport[]> {
   const ids = new Map(hosts.map((h, i) => [h.id, i]));
   const out: ResolvedReport[] = [];
   for (const h of hosts) {
-    const remote = h.connectivity?.remote_hosts ?? [];
-    const to = new Int32Array(remote.length);
-    for (let k = 0; k < remote.length; k++)
-      to[k] = ids.get((remote[k] as ConnectivityRemoteHost).host_id) ?? -1;
-    out.push({ remote, to });
+    const report = h.connectivity ? connectivityReader(h.connectivity) : NO_REPORT;
+    const to = new Int32Array(report.remoteCount);
+    for (let k = 0; k < report.remoteCount; k++) to[k] = ids.get(report.hostId(k)) ?? -1;
+    out.push({ report, to });
     yield;
   }
   return out;
 }
 
-/** Sets row `from` of the matrix for every remote host of the report that `reached` accepts. */
+/** Sets row `from` of the matrix for every remote host `k` of the report that `reached` accepts. */
 function fillRow(
   rows: BitRows,
   from: number,
-  report: ResolvedReport,
-  reached: (rh: ConnectivityRemoteHost, to: number) => boolean,
+  resolved: ResolvedReport,
+  reached: (report: ConnectivityReader, k: number, to: number) => boolean,
 ): void {
-  for (let k = 0; k < report.remote.length; k++) {
-    const to = report.to[k] as number;
-    if (to >= 0 && reached(report.remote[k] as ConnectivityRemoteHost, to)) rows.set(from, to);
+  for (let k = 0; k < resolved.report.remoteCount; k++) {
+    const to = resolved.to[k] as number;
+    if (to >= 0 && reached(resolved.report, k, to)) rows.set(from, to);
   }
 }
 
@@ -72,13 +72,18 @@ function* l2Reach(reports: ResolvedReport[], cidr: string): Steps<BitRows> {
     }
     return known;
   };
-  const anyIn = (checks: Checks) => {
-    for (const c of checks ?? []) if (c.successful && inCidr(c.remote_ip_address)) return true;
+  const anyL2In = (r: ConnectivityReader, k: number) => {
+    for (let j = 0; j < r.l2Count(k); j++)
+      if (r.l2Successful(k, j) && inCidr(r.l2RemoteIp(k, j))) return true;
+    return false;
+  };
+  const anyL3In = (r: ConnectivityReader, k: number) => {
+    for (let j = 0; j < r.l3Count(k); j++)
+      if (r.l3Successful(k, j) && inCidr(r.l3RemoteIp(k, j))) return true;
     return false;
   };
   const rows = new BitRows(reports.length);
-  const reached = (rh: ConnectivityRemoteHost) =>
-    anyIn(rh.l2_connectivity) || (ipv6 && anyIn(rh.l3_connectivity));
+  const reached = (r: ConnectivityReader, k: number) => anyL2In(r, k) || (ipv6 && anyL3In(r, k));
   for (let from = 0; from < reports.length; from++) {
     fillRow(rows, from, reports[from] as ResolvedReport, reached);
     yield;
@@ -86,10 +91,10 @@ function* l2Reach(reports: ResolvedReport[], cidr: string): Steps<BitRows> {
   return rows;
 }
 
-/** How many distinct addresses of `wanted` the successful checks reached. */
-function reachedCount(checks: Checks, wanted: ReadonlySet<string>): number {
+/** How many distinct addresses of `wanted` remote host `k`'s successful L3 checks reached. */
+function reachedCount(r: ConnectivityReader, k: number, wanted: ReadonlySet<string>): number {
   let n = 0;
-  forEachReachedAddress(checks, (a) => {
+  forEachReachedAddress(r, k, (a) => {
     if (wanted.has(a)) n++;
   });
   return n;
@@ -99,11 +104,9 @@ function reachedCount(checks: Checks, wanted: ReadonlySet<string>): number {
 function* l3Reach(hosts: Host[], reports: ResolvedReport[], family: IpFamily): Steps<BitRows> {
   const addresses = hosts.map((h) => (h.inventory ? new Set(hostIps(h, family)) : undefined));
   const rows = new BitRows(hosts.length);
-  const reached = (rh: ConnectivityRemoteHost, to: number) => {
+  const reached = (r: ConnectivityReader, k: number, to: number) => {
     const wanted = addresses[to];
-    return (
-      wanted !== undefined && wanted.size > 0 && reachedCount(rh.l3_connectivity, wanted) === wanted.size
-    );
+    return wanted !== undefined && wanted.size > 0 && reachedCount(r, k, wanted) === wanted.size;
   };
   for (let from = 0; from < reports.length; from++) {
     fillRow(rows, from, reports[from] as ResolvedReport, reached);
@@ -130,30 +133,26 @@ function idsOf(hosts: Host[], indexes: number[]): string[] {
 }
 
 /**
- * The successful checks' addresses, each once. Reports name an address once or twice per remote
- * host, so short lists are scanned rather than given a Set each (a million of them in a
- * 1,000-host full mesh).
+ * The addresses remote host `k`'s successful L3 checks reached, each once. Reports name an address
+ * once or twice per remote host, so short lists are scanned rather than given a Set each (a
+ * million of them in a 1,000-host full mesh).
  */
-function forEachReachedAddress(checks: Checks, visit: (address: string) => void): void {
-  if (!checks) return;
-  const seen = checks.length > 8 ? new Set<string>() : undefined;
-  for (let k = 0; k < checks.length; k++) {
-    const c = checks[k] as NonNullable<Checks>[number];
-    const a = c.remote_ip_address;
-    if (!c.successful || !a) continue;
+function forEachReachedAddress(r: ConnectivityReader, k: number, visit: (address: string) => void): void {
+  const count = r.l3Count(k);
+  const seen = count > 8 ? new Set<string>() : undefined;
+  for (let j = 0; j < count; j++) {
+    const a = r.l3RemoteIp(k, j);
+    if (!r.l3Successful(k, j) || !a) continue;
     if (seen) {
       if (seen.has(a)) continue;
       seen.add(a);
-    } else if (reachedBefore(checks, k, a)) continue;
+    } else if (reachedBefore(r, k, j, a)) continue;
     visit(a);
   }
 }
 
-function reachedBefore(checks: NonNullable<Checks>, end: number, address: string): boolean {
-  for (let j = 0; j < end; j++) {
-    const c = checks[j] as NonNullable<Checks>[number];
-    if (c.successful && c.remote_ip_address === address) return true;
-  }
+function reachedBefore(r: ConnectivityReader, k: number, end: number, address: string): boolean {
+  for (let j = 0; j < end; j++) if (r.l3Successful(k, j) && r.l3RemoteIp(k, j) === address) return true;
   return false;
 }
 
@@ -168,24 +167,25 @@ function* l3ConnectedAddresses(hosts: Host[], reports: ResolvedReport[]): Steps<
   const known: (Map<string, number> | undefined)[] = [];
   const strangers = new Map<string, Map<string, number>>();
   for (let from = 0; from < reports.length; from++) {
-    const report = reports[from] as ResolvedReport;
-    report.remote.forEach((rh, k) => {
-      const to = report.to[k] as number;
-      if (to === from) return;
+    const { report, to: toOf } = reports[from] as ResolvedReport;
+    for (let k = 0; k < report.remoteCount; k++) {
+      const to = toOf[k] as number;
+      if (to === from) continue;
       let m: Map<string, number> | undefined;
       // Each address counts once per remote host entry, however many checks name it.
-      forEachReachedAddress(rh.l3_connectivity, (a) => {
+      forEachReachedAddress(report, k, (a) => {
         if (!m) {
-          m = to >= 0 ? known[to] : strangers.get(rh.host_id);
+          const id = report.hostId(k);
+          m = to >= 0 ? known[to] : strangers.get(id);
           if (!m) {
             m = new Map<string, number>();
             if (to >= 0) known[to] = m;
-            else strangers.set(rh.host_id, m);
+            else strangers.set(id, m);
           }
         }
         m.set(a, (m.get(a) ?? 0) + 1);
       });
-    });
+    }
     yield;
   }
   const counts = new Map(strangers);
@@ -304,11 +304,12 @@ export function detectIpCollisions(hosts: Host[]): Record<string, string[]> | un
   if (!last?.connectivity) return undefined;
   const collisions: Record<string, string[]> = {};
   const history = new Map<string, Map<string, string>>();
-  for (const rh of last.connectivity.remote_hosts ?? []) {
-    for (const c of rh.l2_connectivity ?? []) {
-      const nic = c.outgoing_nic ?? '';
-      const ip = c.remote_ip_address ?? '';
-      const mac = c.remote_mac ?? '';
+  const r = connectivityReader(last.connectivity);
+  for (let k = 0; k < r.remoteCount; k++) {
+    for (let j = 0; j < r.l2Count(k); j++) {
+      const nic = r.l2OutgoingNic(k, j) ?? '';
+      const ip = r.l2RemoteIp(k, j) ?? '';
+      const mac = r.l2RemoteMac(k, j) ?? '';
       const seen = history.get(nic) ?? new Map<string, string>();
       history.set(nic, seen);
       const previous = seen.get(ip);

@@ -4,6 +4,7 @@
 export * from './cidr.ts';
 export * from './cidr-rules.ts';
 export * from './connectivity.ts';
+export * from './connectivity-report.ts';
 export * from './dhcp.ts';
 export * from './dual-stack.ts';
 export * from './host-networks.ts';

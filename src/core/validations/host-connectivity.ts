@@ -2,6 +2,7 @@
 
 import { cidrContains, ipFamily, tryParseCidr } from '../network/cidr.ts';
 import { type Connectivity, parseConnectivity } from '../network/connectivity.ts';
+import { connectivityReader } from '../network/connectivity-report.ts';
 import {
   type Check,
   check,
@@ -111,13 +112,12 @@ export function mtuValid(c: HostValidationContext): Check {
     const nicInMachine = !!nic && machineCidrs.some((cidr) => interfaceInCidr(nic, cidr));
     return nicInMachine && machineCidrs.some((cidr) => cidrContains(cidr, remote ?? ''));
   };
-  for (const remote of c.host.connectivity.remote_hosts ?? []) {
-    for (const r of remote.mtu_report ?? []) {
-      if (r.mtu_successful !== true && counts(r.outgoing_nic, r.remote_ip_address)) {
-        return check(
-          'failure',
-          `MTU is broken. Interface: ${r.outgoing_nic ?? ''}, remote IP address: ${r.remote_ip_address ?? ''}`,
-        );
+  const report = connectivityReader(c.host.connectivity);
+  for (let k = 0; k < report.remoteCount; k++) {
+    for (let j = 0; j < report.mtuCount(k); j++) {
+      const [nic, remote] = [report.mtuOutgoingNic(k, j), report.mtuRemoteIp(k, j)];
+      if (!report.mtuSuccessful(k, j) && counts(nic, remote)) {
+        return check('failure', `MTU is broken. Interface: ${nic ?? ''}, remote IP address: ${remote ?? ''}`);
       }
     }
   }

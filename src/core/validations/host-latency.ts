@@ -2,6 +2,7 @@
 // L3 results towards hosts of the same effective role, against the role's thresholds.
 
 import { effectiveRole } from '../hardware/host-requirements.ts';
+import { connectivityReader } from '../network/connectivity-report.ts';
 import { formatGoFloat } from './format.ts';
 import {
   type Check,
@@ -64,13 +65,15 @@ function pingAdvice(c: HostValidationContext): string {
 function failedRemotes(c: HostValidationContext, metric: Metric, threshold: number): FailedRemote[] | string {
   const failedIps = new Set<string>();
   const failed: FailedRemote[] = [];
-  for (const remote of c.host.connectivity?.remote_hosts ?? []) {
-    for (const l3 of remote.l3_connectivity ?? []) {
-      const value = (metric === 'latency' ? l3.average_rtt_ms : l3.packet_loss_percentage) ?? 0;
-      const ip = l3.remote_ip_address ?? '';
+  const r = connectivityReader(c.host.connectivity ?? {});
+  for (let k = 0; k < r.remoteCount; k++) {
+    for (let j = 0; j < r.l3Count(k); j++) {
+      const value = (metric === 'latency' ? r.l3AverageRttMs(k, j) : r.l3PacketLossPercentage(k, j)) ?? 0;
+      const ip = r.l3RemoteIp(k, j) ?? '';
       if (!(value > threshold) || failedIps.has(ip)) continue;
-      const other = clusterHosts(c).find((h) => h.id === remote.host_id);
-      if (!other) return `host with ID ${remote.host_id} was not found`;
+      const hostId = r.hostId(k);
+      const other = clusterHosts(c).find((h) => h.id === hostId);
+      if (!other) return `host with ID ${hostId} was not found`;
       if (!other.inventory || effectiveRole(other) !== c.role) continue;
       failedIps.add(ip);
       failed.push({ hostname: effectiveHostname(other), value, suffix: metric === 'latency' ? ' ms' : '%' });

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, AgentClusterInstall, InfraEnv } from '../../../src/api/index.ts';
+import { connectivityReader } from '../../../src/core/network/connectivity-report.ts';
 import { operatorEventsFor } from '../../../src/records/events.ts';
 import { AGENT, AGENT_CLUSTER_INSTALL } from '../../../src/records/resources.ts';
 import { isConflict, type KubeClient } from '../../../src/runtime/index.ts';
@@ -280,7 +281,7 @@ describe('API writes of one registration', () => {
     // The cluster's first inventory changes what every host reads of the cluster: not that one.
     await postInventory(name, ie, b, 'host-b', '52:54:00:ab:00:02');
     await postReply(name, ie, b, 'connectivity-check', JSON.stringify(report));
-    expect(op.ctx.facts.get(b)?.connectivity?.remote_hosts?.[0]?.host_id).toBe(a);
+    expect(connectivityReader(op.ctx.facts.get(b)?.connectivity ?? {}).hostId(0)).toBe(a);
 
     const from = logLines.length;
     await postInventory(name, ie, a, 'host-a', '52:54:00:ab:00:01');

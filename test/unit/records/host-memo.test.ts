@@ -1,6 +1,10 @@
 // A cluster pass reads every host of the cluster; the records are shared between passes as long as
 // the Agent object and the host's facts object are the same, and rebuilt when either changes.
 import { describe, expect, it } from 'vitest';
+import {
+  CompactConnectivityReport,
+  connectivityReader,
+} from '../../../src/core/network/connectivity-report.ts';
 import { cachedAgentToHost, memoisedHost, NO_FACTS } from '../../../src/records/agent.ts';
 import { HostFactsStore } from '../../../src/records/facts.ts';
 import { boundAgent } from './fixtures.ts';
@@ -31,12 +35,13 @@ describe('host records shared between cluster passes', () => {
     });
     expect(store.update('a', { connectivity: report(0.5) }, 0)).toBe(true);
     const kept = store.get('a');
-    // Stored with its strings shared with other reports', and reading as sent.
-    expect(kept?.connectivity).toEqual(report(0.5));
+    // Stored compact, with its strings shared with other reports', and serialising as sent.
+    expect(kept?.connectivity).toBeInstanceOf(CompactConnectivityReport);
+    expect(JSON.stringify(kept?.connectivity)).toBe(JSON.stringify(report(0.5)));
     expect(store.update('a', { connectivity: report(0.5) }, 1)).toBe(false);
     expect(store.get('a')).toBe(kept);
     expect(store.update('a', { connectivity: report(0.6) }, 2)).toBe(true);
-    expect(store.get('a')?.connectivity?.remote_hosts?.[0]?.l3_connectivity?.[0]?.average_rtt_ms).toBe(0.6);
+    expect(connectivityReader(store.get('a')?.connectivity ?? {}).l3AverageRttMs(0, 0)).toBe(0.6);
     expect(store.update('a', { connectivity: undefined }, 3)).toBe(true);
     expect(store.update('a', { connectivity: undefined }, 4)).toBe(false);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ConnectivityRemoteHost, Host } from '../../../../src/core/model.ts';
+import type { ConnectivityRemoteHost, ConnectivityReport, Host } from '../../../../src/core/model.ts';
 import {
   computeConnectivity,
   detectIpCollisions,
@@ -15,6 +15,9 @@ import {
 import { BitRows, largestFullMesh } from '../../../../src/core/network/full-mesh.ts';
 import { seededUint32 as lcg } from '../../../../src/sim/prng.ts';
 import { hostWithAddresses } from './fixtures.ts';
+
+/** The report of a host these tests built: a parsed tree, edited in place by some of them. */
+const treeOf = (h: Host | undefined) => h?.connectivity as ConnectivityReport | undefined;
 
 /** Hosts h<i> with address 10.0.0.<i>/24 (and fd00::<i>/64); `links` lists directed reachability. */
 function mesh(
@@ -188,7 +191,7 @@ describe('majority groups', () => {
   it('L2 ignores addresses outside the CIDR and failed checks', () => {
     expect(l2MajorityGroup(mesh(3, full(3)), '10.1.0.0/24')).toEqual([]);
     const hosts = mesh(3, full(3));
-    const rh = hosts[0]?.connectivity?.remote_hosts?.[0];
+    const rh = treeOf(hosts[0])?.remote_hosts?.[0];
     if (rh?.l2_connectivity?.[0]) rh.l2_connectivity[0].successful = false;
     expect(l2MajorityGroup(hosts, '10.0.0.0/24')).toEqual([]);
     expect(l2MajorityGroup(hosts, '10.0.0.0/24', 2)).toEqual(['h0', 'h2']);
@@ -209,7 +212,7 @@ describe('majority groups', () => {
   });
   it('hosts are ordered by id; unknown remote ids are ignored', () => {
     const hosts = mesh(3, full(3)).reverse();
-    hosts[0]?.connectivity?.remote_hosts?.push({
+    treeOf(hosts[0])?.remote_hosts?.push({
       host_id: 'stranger',
       l2_connectivity: [{ remote_ip_address: '10.0.0.9', successful: true }],
     });
@@ -241,11 +244,11 @@ describe('L3 connected addresses', () => {
   });
   it('ignores self-reports and failures', () => {
     const hosts = mesh(2, full(2));
-    hosts[0]?.connectivity?.remote_hosts?.push({
+    treeOf(hosts[0])?.remote_hosts?.push({
       host_id: 'h0',
       l3_connectivity: [{ remote_ip_address: '10.0.0.1', successful: true }],
     });
-    hosts[1]?.connectivity?.remote_hosts?.push({
+    treeOf(hosts[1])?.remote_hosts?.push({
       host_id: 'h0',
       l3_connectivity: [{ remote_ip_address: '10.0.0.77', successful: false }],
     });
@@ -337,7 +340,7 @@ describe('computeConnectivity against a plain reading of §6.6', () => {
         reach(
           sorted.length,
           sorted.flatMap((h, from) =>
-            (h.connectivity?.remote_hosts ?? []).flatMap((rh) => {
+            (treeOf(h)?.remote_hosts ?? []).flatMap((rh) => {
               const to = idx.get(rh.host_id);
               return to !== undefined && reaches(h, sorted[to]!, rh) ? [[from, to] as const] : [];
             }),
@@ -379,7 +382,7 @@ describe('computeConnectivity against a plain reading of §6.6', () => {
     for (const t of hosts.map((h) => h.id).sort()) {
       const counts = new Map<string, number>();
       for (const h of hosts) {
-        for (const rh of h.connectivity?.remote_hosts ?? []) {
+        for (const rh of treeOf(h)?.remote_hosts ?? []) {
           if (rh.host_id !== t || h.id === t) continue;
           const ok = (rh.l3_connectivity ?? []).filter((c) => c.successful && c.remote_ip_address);
           for (const a of new Set(ok.map((c) => c.remote_ip_address as string)))

@@ -1,7 +1,8 @@
 // Host list on the wire: inventory and connectivity only when asked for, and then serialised once.
 import { describe, expect, it } from 'vitest';
-import type { Host } from '../../../../src/core/model.ts';
-import { type HostListFilter, hostListOf } from '../../../../src/server/api/wire.ts';
+import type { ConnectivityReport, Host } from '../../../../src/core/model.ts';
+import { CompactConnectivityReport } from '../../../../src/core/network/connectivity-report.ts';
+import { type HostListFilter, hostListOf, hostToWire } from '../../../../src/server/api/wire.ts';
 
 function hostListToWire(hosts: readonly Host[], filter: HostListFilter) {
   const list = hostListOf(hosts, filter);
@@ -65,5 +66,24 @@ describe('hostListOf', () => {
     const wire = hostListToWire(list, { role: 'master', withConnectivity: true });
     expect(wire.map((h) => h.id)).toEqual(['h1']);
     expect(serialised()).toBe(1);
+  });
+});
+
+describe('hostToWire', () => {
+  it('sends a report kept compact as the JSON string of the report it was made from', () => {
+    const report: ConnectivityReport = {
+      remote_hosts: [
+        {
+          host_id: 'h2',
+          l2_connectivity: [{ outgoing_nic: 'eth0', remote_ip_address: '10.0.0.2', successful: true }],
+          l3_connectivity: [{ remote_ip_address: '10.0.0.2', successful: true, average_rtt_ms: 0.25 }],
+          mtu_report: [],
+        },
+      ],
+    };
+    const host = { id: 'h1', infra_env_id: 'ie', status: 'known', role: 'worker' } as Host;
+    const compact = CompactConnectivityReport.of(report);
+    expect(compact).toBeInstanceOf(CompactConnectivityReport);
+    expect(hostToWire({ ...host, connectivity: compact }).connectivity).toBe(JSON.stringify(report));
   });
 });
