@@ -83,9 +83,11 @@ bench-abuse: setup
 bench-scale: setup system-deps controlplane
 	npm run bench:scale -- $(ARGS)
 
-## bench-scale-smoke: bench-scale at 100 clusters of 3 hosts with 15 s idle, event and connectivity windows (CI; fails only if the run breaks)
+## bench-scale-smoke: bench-scale at 100 clusters of 3 hosts with 15 s idle, event and connectivity windows, then 30 ZTP sites with a 1 s image cool-down (CI; fails only if a run breaks)
 bench-scale-smoke: setup system-deps controlplane
 	npm run bench:scale -- --hosts 300 --idle-hosts-seconds 15 --event-status-seconds 15 --connectivity-seconds 15
+	BMAC_IMAGE_COOLDOWN_MS=1000 npm run bench:scale -- --ztp --clusters 30 --idle-hosts-seconds 5 \
+		--event-status-seconds 5 --fleet-process-seconds 5 --iso-mib 0 --out .local/bench-scale-ztp.json
 
 ## bench-failover: two operator processes, N REST-played hosts, SIGKILL of the leader mid-wave (ARGS='--hosts 300')
 bench-failover: setup controlplane

@@ -1,11 +1,21 @@
 // What the benchmarks' fleets are made of: SNO clusters and the hosts that register into them.
-import type { InfraEnv } from '../src/api/index.ts';
+import {
+  type BareMetalHost,
+  BMH_HOSTNAME_ANNOTATION,
+  BMH_ROLE_ANNOTATION,
+  INFRAENV_LABEL,
+  type InfraEnv,
+  type PreprovisioningImage,
+} from '../src/api/index.ts';
 import { parseCidr } from '../src/core/network/cidr.ts';
 import {
   AGENT_CLUSTER_INSTALL,
+  BARE_METAL_HOST,
   CLUSTER_DEPLOYMENT,
   CLUSTER_IMAGE_SET,
   INFRA_ENV,
+  NMSTATE_CONFIG,
+  PREPROVISIONING_IMAGE,
   SECRET,
 } from '../src/records/resources.ts';
 import type { KubeClient } from '../src/runtime/index.ts';
@@ -21,12 +31,21 @@ export async function pool(n: number, limit: number, work: (i: number) => Promis
   await Promise.all(Array.from({ length: Math.min(limit, n) }, worker));
 }
 
-/** M SNO clusters (pull Secret, ClusterDeployment, AgentClusterInstall, InfraEnv bound to it) in `ns`. */
+/**
+ * How each SNO cluster is declared. `plain`: pull Secret, ClusterDeployment, AgentClusterInstall and
+ * an InfraEnv bound to it. `ztp`: as a zero-touch-provisioning site is (`make bench-scale ARGS=--ztp`): the same,
+ * plus the machine's NMStateConfig (selected by the InfraEnv), its BMC credentials Secret, its
+ * BareMetalHost with BMAC annotations and the PreprovisioningImage metal3 would create for it.
+ */
+export type FleetShape = 'plain' | 'ztp';
+
+/** M SNO clusters in `ns`, cluster i's machine being host i (see FleetShape). */
 export async function createClusters(
   client: KubeClient,
   ns: string,
   count: number,
   concurrency: number,
+  shape: FleetShape = 'plain',
 ): Promise<InfraEnv[]> {
   await client.create(CLUSTER_IMAGE_SET, {
     apiVersion: 'hive.openshift.io/v1',
@@ -74,8 +93,11 @@ export async function createClusters(
           userManagedNetworking: true,
         },
         provisionRequirements: { controlPlaneAgents: 1 },
+        // BMAC approves a ZTP site's Agent; held, the fleet stays under management without installing.
+        ...(shape === 'ztp' ? { holdInstallation: true } : {}),
       },
     } as never);
+    if (shape === 'ztp') await client.create(NMSTATE_CONFIG, nmStateConfig(ns, name, i));
     ies[i] = await client.create<InfraEnv>(INFRA_ENV, {
       apiVersion: 'agent-install.openshift.io/v1beta1',
       kind: 'InfraEnv',
@@ -84,10 +106,98 @@ export async function createClusters(
         pullSecretRef: { name: `${name}-pull-secret` },
         cpuArchitecture: 'x86_64',
         clusterRef: { name, namespace: ns },
+        ...(shape === 'ztp' ? { nmStateConfigLabelSelector: { matchLabels: { 'bench-site': name } } } : {}),
       },
     } as InfraEnv);
+    if (shape === 'ztp') await createMachine(client, ns, name, i);
   });
   return ies;
+}
+
+/** Host i's static network, as a ZTP site declares it for the discovery image. */
+function nmStateConfig(ns: string, site: string, i: number) {
+  return {
+    apiVersion: 'agent-install.openshift.io/v1beta1',
+    kind: 'NMStateConfig',
+    metadata: { name: site, namespace: ns, labels: { 'bench-site': site } },
+    spec: {
+      interfaces: [{ name: 'enp1s0', macAddress: macOf(i) }],
+      config: {
+        interfaces: [
+          {
+            name: 'enp1s0',
+            type: 'ethernet',
+            state: 'up',
+            ipv4: { enabled: true, dhcp: false, address: [{ ip: hostAddress(i), 'prefix-length': 24 }] },
+            ipv6: { enabled: false },
+          },
+        ],
+        'dns-resolver': { config: { server: ['192.168.122.1'] } },
+        routes: {
+          config: [
+            { destination: '0.0.0.0/0', 'next-hop-address': '192.168.122.1', 'next-hop-interface': 'enp1s0' },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/**
+ * Site `site`'s machine (host i): its BMC credentials Secret, its BareMetalHost with the annotations
+ * a ZTP site sets, and the PreprovisioningImage metal3's baremetal-operator creates for a BMH (owned
+ * by it, with its InfraEnv label), so the operator's PreprovisioningImage controller serves it.
+ */
+async function createMachine(client: KubeClient, ns: string, site: string, i: number): Promise<void> {
+  await client.create(SECRET, {
+    metadata: { name: `${site}-bmc`, namespace: ns },
+    stringData: { username: 'admin', password: 'bench' },
+  } as never);
+  const bmh = await client.create<BareMetalHost>(BARE_METAL_HOST, {
+    apiVersion: 'metal3.io/v1alpha1',
+    kind: 'BareMetalHost',
+    metadata: {
+      name: site,
+      namespace: ns,
+      labels: { [INFRAENV_LABEL]: site },
+      annotations: {
+        [BMH_HOSTNAME_ANNOTATION]: `${site}.example.com`,
+        [BMH_ROLE_ANNOTATION]: 'master',
+        'inspect.metal3.io': 'disabled',
+      },
+    },
+    spec: {
+      online: true,
+      bootMACAddress: macOf(i),
+      bootMode: 'UEFI',
+      automatedCleaningMode: 'disabled',
+      rootDeviceHints: { deviceName: '/dev/vda' },
+      bmc: {
+        address: `redfish-virtualmedia://10.0.0.1/redfish/v1/Systems/${i}`,
+        credentialsName: `${site}-bmc`,
+        disableCertificateVerification: true,
+      },
+    },
+  } as BareMetalHost);
+  await client.create<PreprovisioningImage>(PREPROVISIONING_IMAGE, {
+    apiVersion: 'metal3.io/v1alpha1',
+    kind: 'PreprovisioningImage',
+    metadata: {
+      name: site,
+      namespace: ns,
+      labels: { [INFRAENV_LABEL]: site },
+      ownerReferences: [
+        {
+          apiVersion: 'metal3.io/v1alpha1',
+          kind: 'BareMetalHost',
+          name: site,
+          uid: bmh.metadata.uid ?? '',
+          controller: true,
+        },
+      ],
+    },
+    spec: { acceptFormats: ['iso'], architecture: 'x86_64' },
+  } as PreprovisioningImage);
 }
 
 /** Host i's id (and Agent name). */

@@ -22,7 +22,7 @@
 // milliseconds per MiB (operator + client; steadier than MiB/s on a shared box).
 import { spawn, spawnSync } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, open, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -246,6 +246,19 @@ async function plainServer(path: string): Promise<{ url: string; close(): Promis
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A small generated base image served from loopback as the OS image of the fleet's release, so
+ * InfraEnvs get their discovery image (`make bench-scale --ztp`: the PreprovisioningImages need
+ * one) before the ISO phase replaces it with its own. Returns the server's close.
+ */
+export async function serveFleetOsImage(admin: KubeClient, dir: string): Promise<() => Promise<void>> {
+  await mkdir(dir, { recursive: true });
+  const { path } = await buildTestIso(dir, { rhcosVersion: RHCOS_VERSION, rootfsSize: MiB, initrdSize: MiB });
+  const files = await serveFile(path);
+  await setOsImage(admin, files.url);
+  return () => files.close();
 }
 
 /** Points the AgentServiceConfig `agent` at the generated image (creating it if there is none). */

@@ -19,7 +19,10 @@
 // pods, services or machines; by default every thread shares the bench's one group),
 // --idle MINUTES (see idle()), --apiserver-profile DIR (kube-apiserver's CPU profile of the first
 // --apiserver-profile-seconds, default 8, of the registration wave and of the same writes with the
-// operator stopped, written to DIR and summarised by activity; bench/apiserver-profile.ts).
+// operator stopped, written to DIR and summarised by activity; bench/apiserver-profile.ts), --ztp
+// (each SNO cluster declared as a zero-touch-provisioning site: also its NMStateConfig, BMC Secret,
+// BareMetalHost and PreprovisioningImage, installs held; --hosts at most --clusters: the sites
+// past the hosts' are managed but their machines never boot, as installed sites' are).
 //
 // Phases: the API server's own write ceiling (a plain create loop of small ConfigMaps), then a
 // registration wave (register only, until the operator is quiet), an inventory wave (one inventory
@@ -39,7 +42,12 @@ import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import type { Agent, AgentClusterInstall } from '../src/api/index.ts';
+import {
+  AGENT_BMH_LABEL,
+  type Agent,
+  type AgentClusterInstall,
+  type PreprovisioningImage,
+} from '../src/api/index.ts';
 import { parseConnectivity } from '../src/core/network/connectivity.ts';
 import { ControlPlane } from '../src/dev/controlplane.ts';
 import { installCrds, projectCrdFiles } from '../src/dev/crds.ts';
@@ -50,18 +58,21 @@ import type { OperatorContext } from '../src/records/context.ts';
 import {
   AGENT,
   AGENT_CLUSTER_INSTALL,
+  BARE_METAL_HOST,
   CLUSTER_DEPLOYMENT,
   CONFIG_MAP,
   EVENT,
   INFRA_ENV,
   NAMESPACE,
+  NMSTATE_CONFIG,
+  PREPROVISIONING_IMAGE,
   SECRET,
 } from '../src/records/resources.ts';
 import { createLogger, KubeClient } from '../src/runtime/index.ts';
 import { captureApiServerProfile, summariseApiServerProfile } from './apiserver-profile.ts';
-import { createClusters, pool } from './fleet.ts';
+import { createClusters, type FleetShape, pool } from './fleet.ts';
 import { type Failures, FleetDriver, pct } from './fleet-driver.ts';
-import { measureIsoThroughput } from './iso-throughput.ts';
+import { measureIsoThroughput, serveFleetOsImage } from './iso-throughput.ts';
 import { startLoopBreakdown } from './loop-breakdown.ts';
 import { measureStoredObjects } from './stored-objects.ts';
 import { measureWritesCeiling } from './writes-ceiling.ts';
@@ -103,13 +114,34 @@ const { values: flags } = parseArgs({
     'own-sessions': { type: 'boolean', default: false },
     'apiserver-profile': { type: 'string' },
     'apiserver-profile-seconds': { type: 'string', default: '8' },
+    ztp: { type: 'boolean', default: false },
   },
 });
 const CLUSTERS = Number(flags.clusters);
 const HOSTS = Number(flags.hosts ?? flags.clusters);
 const CONCURRENCY = Number(flags.concurrency);
+const SHAPE: FleetShape = flags.ztp ? 'ztp' : 'plain';
+if (SHAPE === 'ztp' && HOSTS > CLUSTERS) {
+  console.error(
+    'bench-scale: --ztp plays at most one machine per SNO site: --hosts must not exceed --clusters',
+  );
+  process.exit(2);
+}
 const CEILING_CREATES = Number(flags.ceiling);
 const NS = 'bench';
+/**
+ * A ZTP hub's metal3 ironic (never called here): the PreprovisioningImages' images carry its agent.
+ * BMAC_IMAGE_COOLDOWN_MS from the environment shortens the 60 s image cool-down (CI's smoke).
+ */
+const SHAPE_ENV: Record<string, string> =
+  SHAPE === 'ztp'
+    ? {
+        IRONIC_BASE_URL: 'https://10.0.0.5:6385',
+        ...(process.env.BMAC_IMAGE_COOLDOWN_MS
+          ? { BMAC_IMAGE_COOLDOWN_MS: process.env.BMAC_IMAGE_COOLDOWN_MS }
+          : {}),
+      }
+    : {};
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function line(name: string, value: string): void {
@@ -365,6 +397,7 @@ async function spawnOperator(plane: ControlPlane, dataDir: string) {
       API_PORT: String(api),
       DATA_DIR: dataDir,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+      ...SHAPE_ENV,
     },
   });
   const exited = new Promise((r) => child.once('exit', r));
@@ -855,11 +888,14 @@ async function startPlane(): Promise<ControlPlane> {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  console.log(`bench-scale: ${CLUSTERS} SNO clusters, ${HOSTS} hosts, concurrency ${CONCURRENCY}`);
+  console.log(
+    `bench-scale: ${CLUSTERS} SNO clusters${SHAPE === 'ztp' ? ' as ZTP sites' : ''}, ${HOSTS} hosts, concurrency ${CONCURRENCY}`,
+  );
   const plane = await startPlane();
   const dataDir = await mkdtemp(join(tmpdir(), 'aio-bench-'));
   const admin = new KubeClient({ kubeConfig: loadKubeConfig(plane.kubeconfigPath), qps: 0 });
   let driver: FleetDriver | undefined;
+  let closeOsImage: (() => Promise<void>) | undefined;
   try {
     await installCrds(plane.kubeconfigPath, await projectCrdFiles());
     const createLoop = await ceiling(admin, plane);
@@ -882,6 +918,7 @@ async function main(): Promise<void> {
       API_PORT: String(port),
       DATA_DIR: dataDir,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+      ...SHAPE_ENV,
     });
     const logger = createLogger({ level: config.runtime.logLevel });
     const op = await startOperator(config, { kubeConfig: loadKubeConfig(plane.kubeconfigPath), logger });
@@ -889,8 +926,10 @@ async function main(): Promise<void> {
     const counts = countRequests(op.ctx.client);
     while (!op.ctx.mgr.isReady()) await new Promise((r) => setTimeout(r, 50));
 
+    if (SHAPE === 'ztp') closeOsImage = await serveFleetOsImage(admin, join(dataDir, 'fleet-os-image'));
     const t0 = performance.now();
-    const ies = await createClusters(admin, NS, CLUSTERS, CONCURRENCY);
+    const beforeFleet = new Map(counts);
+    const ies = await createClusters(admin, NS, CLUSTERS, CONCURRENCY, SHAPE);
     while (
       ies.some((ie) => !op.ctx.infraEnvById(ie.metadata.uid ?? '')) ||
       op.ctx.informers.agentClusterInstalls.store.list().length < CLUSTERS
@@ -898,7 +937,10 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 100));
     }
     await quiet(counts);
-    line('clusters created and settled', `${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    // A ZTP site's image waits out the InfraEnv image cool-down (60 s by default), then BMAC boots it.
+    if (SHAPE === 'ztp') await ztpImagesServed(op.ctx, counts);
+    const settle = settled(diff(counts, beforeFleet), (performance.now() - t0) / 1000);
+    if (SHAPE === 'ztp') Object.assign(settle, { ztp: ztpProgress(op.ctx, 'ZTP sites settled') });
     driver = new FleetDriver(
       {
         base: `http://127.0.0.1:${op.hostServer.port}/api/assisted-install`,
@@ -935,6 +977,12 @@ async function main(): Promise<void> {
     const registration = await registrationWave(b);
     const afterWave = snapshotAfterWave(op.ctx);
     const inventory = await inventoryWave(b);
+    if (SHAPE === 'ztp') {
+      const ztp = ztpProgress(op.ctx, 'ZTP after inventory');
+      if (ztp.agentsPaired < HOSTS) b.failures['Agents not paired with their BMH'] = HOSTS - ztp.agentsPaired;
+      if (ztp.ppisWithImage < CLUSTERS) b.failures['PPIs without an image'] = CLUSTERS - ztp.ppisWithImage;
+      Object.assign(inventory, { ztp });
+    }
     const idleHostsReport = await idleHosts(b);
     const eventToStatus = await eventStatus(b);
     const connectivity = await connectivityWave(b);
@@ -947,8 +995,10 @@ async function main(): Promise<void> {
 
     const report = {
       clusters: CLUSTERS,
+      shape: SHAPE,
       hosts: HOSTS,
       concurrency: CONCURRENCY,
+      settle,
       node: process.version,
       apiServerWriteCeilingPerSec: Math.round(ceilingPerSec),
       apiServerMsPerCeilingCreate: createLoop.apiServerMsPerWrite,
@@ -990,15 +1040,56 @@ async function main(): Promise<void> {
     }
   } finally {
     await driver?.stop();
+    await closeOsImage?.();
     await admin.close();
     await plane.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }
 
+/**
+ * How far the ZTP sites got, read from the operator's caches: PreprovisioningImages given an image,
+ * Agents paired with their BareMetalHost (BMAC's label) and approved, BMHs detached. Every site's
+ * should; a shortfall is a failure of the run.
+ */
+function ztpProgress(ctx: OperatorContext, what: string) {
+  const ppis = ctx.mgr.informer<PreprovisioningImage>(PREPROVISIONING_IMAGE).store.list();
+  const agents = ctx.informers.agents.store.list();
+  const r = {
+    ppisWithImage: ppis.filter((p) => p.status?.imageUrl).length,
+    agents: agents.length,
+    agentsPaired: agents.filter((a) => a.metadata.labels?.[AGENT_BMH_LABEL]).length,
+    agentsApproved: agents.filter((a) => a.spec.approved).length,
+  };
+  line(
+    what,
+    `PPIs with an image ${r.ppisWithImage}/${CLUSTERS}, Agents ${r.agents}, paired with their BMH ${r.agentsPaired}, approved ${r.agentsApproved}`,
+  );
+  return r;
+}
+
+/** Resolves once every site's PreprovisioningImage has its image and the operator is quiet (≤ 10 min). */
+async function ztpImagesServed(ctx: OperatorContext, counts: Map<string, number>): Promise<void> {
+  const ppis = ctx.mgr.informer<PreprovisioningImage>(PREPROVISIONING_IMAGE).store;
+  const deadline = Date.now() + 600_000;
+  while (ppis.list().filter((p) => p.status?.imageUrl).length < CLUSTERS && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  await quiet(counts);
+}
+
+/** The fleet's creation until the operator was quiet: seconds, and the operator's requests for it. */
+function settled(requests: Record<string, number>, seconds: number) {
+  const writesPerCluster = writesOf(new Map(Object.entries(requests))) / CLUSTERS;
+  line('clusters created and settled', `${seconds.toFixed(1)} s`);
+  line('operator writes per cluster to settle', `${writesPerCluster.toFixed(2)} ${JSON.stringify(requests)}`);
+  return { seconds, writesPerCluster, requests };
+}
+
 /** What the fleet holds in the API server after the phases, by kind, and the API server's RSS then. */
 async function storedObjects(admin: KubeClient, plane: ControlPlane) {
   const kinds = [CLUSTER_DEPLOYMENT, AGENT_CLUSTER_INSTALL, INFRA_ENV, AGENT, SECRET, CONFIG_MAP, EVENT];
+  if (SHAPE === 'ztp') kinds.push(NMSTATE_CONFIG, BARE_METAL_HOST, PREPROVISIONING_IMAGE);
   const stored = await measureStoredObjects(admin, kinds, NS);
   const kib = (n: number) => (n / 1024).toFixed(1);
   for (const k of stored) {
