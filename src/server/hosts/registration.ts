@@ -257,7 +257,8 @@ async function registerOnce(
   }
   if (existing && known && !halfDone) {
     // Re-registration: the host keeps its record; RegisterHost decides what becomes of it.
-    const facts = hostFacts(ctx, deps.memory, hostId);
+    // Registering is checking in: the answer and the status show the host connected.
+    const facts = { ...hostFacts(ctx, deps.memory, hostId), checked_in_at: now.toISOString() };
     const hostClusterId = existing.status?.backend?.clusterID;
     const hostCluster = hostClusterId ? await clusterRecordById(ctx, hostClusterId) : undefined;
     const run = (agent: Agent): HostResult => {
@@ -274,6 +275,7 @@ async function registerOnce(
     if (!first.ok) return fromSmError(first.error);
     const state: { last: HostResult } = { last: first };
     const base = existing;
+    recordCheckIn(ctx, hostId, now, 'same era');
     await updateStatus(ctx.client, AGENT, base, (cur) => {
       const r = cur === base ? first : run(cur);
       state.last = r;
@@ -303,6 +305,7 @@ async function registerOnce(
   );
   if (!registered.ok) return fromSmError(registered.error);
   const host = registered.host as AgentHost;
+  recordCheckIn(ctx, hostId, now, 'new era');
 
   let agent: Agent;
   let settled: SettledAgent | undefined;
@@ -322,7 +325,10 @@ async function registerOnce(
       agent = await ctx.client.create<Agent>(AGENT, settled?.agent ?? skeleton);
     } catch (err) {
       deps.memory.registering.delete(hostId);
-      if (!isAlreadyExists(err)) throw err;
+      if (!isAlreadyExists(err)) {
+        ctx.facts.delete(hostId); // no Agent: nothing to keep a check-in for
+        throw err;
+      }
       // The cache is behind, or a concurrent registration of the same host won: register again,
       // against the live Agent (a create is never retried here: liveAgent makes `existing` set).
       const current = await ctx.client.getIfExists<Agent>(AGENT, hostId, ns);
@@ -351,6 +357,19 @@ async function registerOnce(
     throw err;
   }
   return ok({ host, events: [...registered.events, ...(settled?.events ?? [])] });
+}
+
+/**
+ * The registration's check-in, before its status write: the Agent's reconciler may run between
+ * that write and this request's answer (after which the route records it too), and a host without
+ * a recent check-in would be shown disconnected; one with none counts as checked in when the
+ * process started, which for a process older than the disconnection window is the same. A new
+ * host, a half-done registration or a taken-over Agent starts a new era: what memory held about an
+ * earlier boot goes.
+ */
+function recordCheckIn(ctx: OperatorContext, hostId: string, now: Date, era: 'new era' | 'same era'): void {
+  if (era === 'new era') ctx.facts.delete(hostId);
+  ctx.facts.update(hostId, { checked_in_at: now.toISOString() }, now.getTime());
 }
 
 /**

@@ -30,6 +30,13 @@ const EXPIRED = {
   code: 410,
 };
 
+interface Hold {
+  method: string;
+  pathIncludes: string;
+  arrived: (body?: string) => void;
+  gate: Promise<void>;
+}
+
 export class FaultProxy {
   readonly requests: LoggedRequest[] = [];
   private readonly server: Server;
@@ -42,12 +49,8 @@ export class FaultProxy {
   private blackholingWatches = false;
   private resettingExcept: string | undefined;
   private refusing = false;
-  private readonly holds: {
-    method: string;
-    pathIncludes: string;
-    arrived: () => void;
-    gate: Promise<void>;
-  }[] = [];
+  private readonly holds: Hold[] = [];
+  private readonly responseHolds: Hold[] = [];
 
   private constructor(upstream: string, dispatcher: Dispatcher) {
     this.upstream = upstream;
@@ -166,6 +169,25 @@ export class FaultProxy {
     return { arrived: arrivedP, release };
   }
 
+  /**
+   * Lets the next request with this method and a path containing `pathIncludes` reach the API
+   * server, then holds its answer: `arrived` resolves with the answer's body once the API server
+   * has answered (a write is made, and watchers hear of it), and the client gets the answer when
+   * `release` is called.
+   */
+  holdNextResponse(method: string, pathIncludes: string): { arrived: Promise<string>; release: () => void } {
+    let arrived!: (body: string) => void;
+    let release!: () => void;
+    const arrivedP = new Promise<string>((r) => {
+      arrived = r;
+    });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    this.responseHolds.push({ method, pathIncludes, arrived: arrived as (body?: string) => void, gate });
+    return { arrived: arrivedP, release };
+  }
+
   /** The next watch request is answered with 410 Gone. */
   failNextWatch(mode: 'http' | 'event'): void {
     this.pending410.push(mode);
@@ -262,7 +284,16 @@ export class FaultProxy {
       'content-type': String(up.headers['content-type'] ?? 'application/json'),
     });
     if (!isWatch) {
-      res.end(Buffer.from(await up.body.arrayBuffer()));
+      const answer = Buffer.from(await up.body.arrayBuffer());
+      const heldAnswer = this.responseHolds.findIndex(
+        (h) => h.method === req.method && url.pathname.includes(h.pathIncludes),
+      );
+      if (heldAnswer >= 0) {
+        const [hold] = this.responseHolds.splice(heldAnswer, 1);
+        hold?.arrived(answer.toString('utf8'));
+        await hold?.gate;
+      }
+      res.end(answer);
       return;
     }
     res.flushHeaders(); // as the API server does when a watch starts
