@@ -33,9 +33,9 @@ export async function pool(n: number, limit: number, work: (i: number) => Promis
 
 /**
  * How each SNO cluster is declared. `plain`: pull Secret, ClusterDeployment, AgentClusterInstall and
- * an InfraEnv bound to it. `ztp`: as a zero-touch-provisioning site is (`make bench-scale ARGS=--ztp`): the same,
- * plus the machine's NMStateConfig (selected by the InfraEnv), its BMC credentials Secret, its
- * BareMetalHost with BMAC annotations and the PreprovisioningImage metal3 would create for it.
+ * an InfraEnv bound to it. `ztp` (`make bench-scale ARGS=--ztp`): as a zero-touch-provisioning site
+ * is, the same plus the machine's NMStateConfig (selected by the InfraEnv), its BMC credentials
+ * Secret, its BareMetalHost with BMAC annotations and the PreprovisioningImage metal3 would create.
  */
 export type FleetShape = 'plain' | 'ztp';
 

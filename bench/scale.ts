@@ -1048,9 +1048,10 @@ async function main(): Promise<void> {
 }
 
 /**
- * How far the ZTP sites got, read from the operator's caches: PreprovisioningImages given an image,
- * Agents paired with their BareMetalHost (BMAC's label) and approved, BMHs detached. Every site's
- * should; a shortfall is a failure of the run.
+ * How far the ZTP sites got, read from the operator's caches (no API request): PreprovisioningImages
+ * given an image, Agents paired with their BareMetalHost (BMAC's label) and approved. After the
+ * inventory wave every site should have its image and every host's Agent its BMH; main() counts a
+ * shortfall as a failure of the run.
  */
 function ztpProgress(ctx: OperatorContext, what: string) {
   const ppis = ctx.mgr.informer<PreprovisioningImage>(PREPROVISIONING_IMAGE).store.list();
