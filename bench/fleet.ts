@@ -5,7 +5,6 @@ import {
   BMH_ROLE_ANNOTATION,
   INFRAENV_LABEL,
   type InfraEnv,
-  type PreprovisioningImage,
 } from '../src/api/index.ts';
 import { parseCidr } from '../src/core/network/cidr.ts';
 import {
@@ -19,6 +18,7 @@ import {
   SECRET,
 } from '../src/records/resources.ts';
 import type { KubeClient } from '../src/runtime/index.ts';
+import { preprovisioningImageOf } from '../src/sim/metal3.ts';
 import { SimNetwork } from '../src/sim/network.ts';
 import { connectivityOutput, type ProbingMachine } from '../src/sim/steps.ts';
 
@@ -145,8 +145,8 @@ function nmStateConfig(ns: string, site: string, i: number) {
 
 /**
  * Site `site`'s machine (host i): its BMC credentials Secret, its BareMetalHost with the annotations
- * a ZTP site sets, and the PreprovisioningImage metal3's baremetal-operator creates for a BMH (owned
- * by it, with its InfraEnv label), so the operator's PreprovisioningImage controller serves it.
+ * a ZTP site sets, and the PreprovisioningImage metal3 creates for it (src/sim/metal3.ts), so the
+ * operator's PreprovisioningImage controller serves it.
  */
 async function createMachine(client: KubeClient, ns: string, site: string, i: number): Promise<void> {
   await client.create(SECRET, {
@@ -179,25 +179,7 @@ async function createMachine(client: KubeClient, ns: string, site: string, i: nu
       },
     },
   } as BareMetalHost);
-  await client.create<PreprovisioningImage>(PREPROVISIONING_IMAGE, {
-    apiVersion: 'metal3.io/v1alpha1',
-    kind: 'PreprovisioningImage',
-    metadata: {
-      name: site,
-      namespace: ns,
-      labels: { [INFRAENV_LABEL]: site },
-      ownerReferences: [
-        {
-          apiVersion: 'metal3.io/v1alpha1',
-          kind: 'BareMetalHost',
-          name: site,
-          uid: bmh.metadata.uid ?? '',
-          controller: true,
-        },
-      ],
-    },
-    spec: { acceptFormats: ['iso'], architecture: 'x86_64' },
-  } as PreprovisioningImage);
+  await client.create(PREPROVISIONING_IMAGE, preprovisioningImageOf(bmh, 'x86_64'));
 }
 
 /** Host i's id (and Agent name). */

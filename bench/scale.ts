@@ -1054,10 +1054,9 @@ async function main(): Promise<void> {
  * shortfall as a failure of the run.
  */
 function ztpProgress(ctx: OperatorContext, what: string) {
-  const ppis = ctx.mgr.informer<PreprovisioningImage>(PREPROVISIONING_IMAGE).store.list();
   const agents = ctx.informers.agents.store.list();
   const r = {
-    ppisWithImage: ppis.filter((p) => p.status?.imageUrl).length,
+    ppisWithImage: ppisWithImage(ctx),
     agents: agents.length,
     agentsPaired: agents.filter((a) => a.metadata.labels?.[AGENT_BMH_LABEL]).length,
     agentsApproved: agents.filter((a) => a.spec.approved).length,
@@ -1069,11 +1068,16 @@ function ztpProgress(ctx: OperatorContext, what: string) {
   return r;
 }
 
+/** PreprovisioningImages in the operator's cache that have been given an image. */
+function ppisWithImage(ctx: OperatorContext): number {
+  const ppis = ctx.mgr.informer<PreprovisioningImage>(PREPROVISIONING_IMAGE).store.list();
+  return ppis.filter((p) => p.status?.imageUrl).length;
+}
+
 /** Resolves once every site's PreprovisioningImage has its image and the operator is quiet (≤ 10 min). */
 async function ztpImagesServed(ctx: OperatorContext, counts: Map<string, number>): Promise<void> {
-  const ppis = ctx.mgr.informer<PreprovisioningImage>(PREPROVISIONING_IMAGE).store;
   const deadline = Date.now() + 600_000;
-  while (ppis.list().filter((p) => p.status?.imageUrl).length < CLUSTERS && Date.now() < deadline) {
+  while (ppisWithImage(ctx) < CLUSTERS && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 500));
   }
   await quiet(counts);

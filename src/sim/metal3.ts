@@ -29,6 +29,33 @@ import { emptyStats, type SimEvent, type SimStats } from './stats.ts';
 
 const REBOOT_ANNOTATION = 'reboot.metal3.io';
 
+/**
+ * The PreprovisioningImage metal3's baremetal-operator creates for a BMH: same name, owned by it,
+ * with its InfraEnv label, asking for an ISO.
+ */
+export function preprovisioningImageOf(bmh: BareMetalHost, architecture: string): PreprovisioningImage {
+  const ieLabel = bmh.metadata.labels?.[INFRAENV_LABEL];
+  return {
+    apiVersion: 'metal3.io/v1alpha1',
+    kind: 'PreprovisioningImage',
+    metadata: {
+      name: bmh.metadata.name,
+      namespace: bmh.metadata.namespace,
+      labels: ieLabel ? { [INFRAENV_LABEL]: ieLabel } : {},
+      ownerReferences: [
+        {
+          apiVersion: 'metal3.io/v1alpha1',
+          kind: 'BareMetalHost',
+          name: bmh.metadata.name ?? '',
+          uid: bmh.metadata.uid ?? '',
+          controller: true,
+        },
+      ],
+    },
+    spec: { acceptFormats: ['iso'], architecture },
+  } as PreprovisioningImage;
+}
+
 export interface SimMetal3Options {
   client: KubeClient;
   namespace: string;
@@ -214,25 +241,7 @@ export class SimMetal3 {
 
   private async createPpi(bmh: BareMetalHost, machine: SimulatedMachine): Promise<void> {
     const ieLabel = bmh.metadata.labels?.[INFRAENV_LABEL];
-    const ppi: PreprovisioningImage = {
-      apiVersion: 'metal3.io/v1alpha1',
-      kind: 'PreprovisioningImage',
-      metadata: {
-        name: bmh.metadata.name,
-        namespace: bmh.metadata.namespace,
-        labels: ieLabel ? { [INFRAENV_LABEL]: ieLabel } : {},
-        ownerReferences: [
-          {
-            apiVersion: 'metal3.io/v1alpha1',
-            kind: 'BareMetalHost',
-            name: bmh.metadata.name ?? '',
-            uid: bmh.metadata.uid ?? '',
-            controller: true,
-          },
-        ],
-      },
-      spec: { acceptFormats: ['iso'], architecture: machine.inventory.cpu?.architecture ?? 'x86_64' },
-    } as PreprovisioningImage;
+    const ppi = preprovisioningImageOf(bmh, machine.inventory.cpu?.architecture ?? 'x86_64');
     try {
       await this.opts.client.create(PREPROVISIONING_IMAGE, ppi);
       this.emit(bmh.metadata.name ?? '', 'ppi-created', ieLabel ?? '');

@@ -74,11 +74,10 @@ async function registerHost(s: HostScope, input: HostInput<'registerHost'>) {
   const result = await registerHostAgent(ctx, { auth: s.auth, memory }, input);
   if (!result.ok) return result;
   const { host } = result.value;
-  // A registering agent starts a new era: what memory held about its last boot is stale.
+  // A registering agent starts a new era: what memory held about its last boot is stale (its facts
+  // were reset, with the registration as its check-in, before the status write).
   memory.inbox.delete(host.id);
   memory.warmUp.markWarm(host.id);
-  ctx.facts.delete(host.id);
-  s.setFacts(host.id, { checked_in_at: ctx.now().toISOString() });
   s.events.recordCore(result.value.events);
   return ok({ host: wireHost(host), nextStepRunner: { agentImage: ctx.settings.agentImage } });
 }

@@ -275,7 +275,7 @@ async function registerOnce(
     if (!first.ok) return fromSmError(first.error);
     const state: { last: HostResult } = { last: first };
     const base = existing;
-    recordCheckIn(ctx, hostId, now, 'same era');
+    recordCheckIn(ctx, hostId, now);
     await updateStatus(ctx.client, AGENT, base, (cur) => {
       const r = cur === base ? first : run(cur);
       state.last = r;
@@ -305,7 +305,7 @@ async function registerOnce(
   );
   if (!registered.ok) return fromSmError(registered.error);
   const host = registered.host as AgentHost;
-  recordCheckIn(ctx, hostId, now, 'new era');
+  recordCheckIn(ctx, hostId, now);
 
   let agent: Agent;
   let settled: SettledAgent | undefined;
@@ -360,15 +360,14 @@ async function registerOnce(
 }
 
 /**
- * The registration's check-in, before its status write: the Agent's reconciler may run between
- * that write and this request's answer (after which the route records it too), and a host without
- * a recent check-in would be shown disconnected; one with none counts as checked in when the
- * process started, which for a process older than the disconnection window is the same. A new
- * host, a half-done registration or a taken-over Agent starts a new era: what memory held about an
- * earlier boot goes.
+ * A registering agent starts a new era: what memory held about its last boot is stale, and the
+ * registration is its check-in. Done before the status write, because the Agent's reconciler may
+ * run between that write and this request's answer, and a host without a recent check-in would be
+ * shown disconnected (one with none counts as checked in when the process started, which for a
+ * process older than the disconnection window is the same).
  */
-function recordCheckIn(ctx: OperatorContext, hostId: string, now: Date, era: 'new era' | 'same era'): void {
-  if (era === 'new era') ctx.facts.delete(hostId);
+function recordCheckIn(ctx: OperatorContext, hostId: string, now: Date): void {
+  ctx.facts.delete(hostId);
   ctx.facts.update(hostId, { checked_in_at: now.toISOString() }, now.getTime());
 }
 

@@ -33,8 +33,24 @@ const EXPIRED = {
 interface Hold {
   method: string;
   pathIncludes: string;
-  arrived: (body?: string) => void;
+  arrived: (body: string) => void;
   gate: Promise<void>;
+}
+
+function addHold(list: Hold[], method: string, pathIncludes: string) {
+  const arrived = Promise.withResolvers<string>();
+  const gate = Promise.withResolvers<void>();
+  list.push({ method, pathIncludes, arrived: arrived.resolve, gate: gate.promise });
+  return { arrived: arrived.promise, release: () => gate.resolve() };
+}
+
+/** Takes the first hold in `list` matching the request, tells it `body` and waits for its release. */
+async function waitOnHold(list: Hold[], method: string | undefined, path: string, body: string) {
+  const i = list.findIndex((h) => h.method === method && path.includes(h.pathIncludes));
+  if (i < 0) return;
+  const [hold] = list.splice(i, 1);
+  hold?.arrived(body);
+  await hold?.gate;
 }
 
 export class FaultProxy {
@@ -156,17 +172,8 @@ export class FaultProxy {
    * the API server: `arrived` resolves once it is held, and the request goes on when `release` is
    * called (a write kept in flight while the test changes the object under it).
    */
-  holdNext(method: string, pathIncludes: string): { arrived: Promise<void>; release: () => void } {
-    let arrived!: () => void;
-    let release!: () => void;
-    const arrivedP = new Promise<void>((r) => {
-      arrived = r;
-    });
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    this.holds.push({ method, pathIncludes, arrived, gate });
-    return { arrived: arrivedP, release };
+  holdNext(method: string, pathIncludes: string): { arrived: Promise<string>; release: () => void } {
+    return addHold(this.holds, method, pathIncludes);
   }
 
   /**
@@ -176,16 +183,7 @@ export class FaultProxy {
    * `release` is called.
    */
   holdNextResponse(method: string, pathIncludes: string): { arrived: Promise<string>; release: () => void } {
-    let arrived!: (body: string) => void;
-    let release!: () => void;
-    const arrivedP = new Promise<string>((r) => {
-      arrived = r;
-    });
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    this.responseHolds.push({ method, pathIncludes, arrived: arrived as (body?: string) => void, gate });
-    return { arrived: arrivedP, release };
+    return addHold(this.responseHolds, method, pathIncludes);
   }
 
   /** The next watch request is answered with 410 Gone. */
@@ -258,14 +256,7 @@ export class FaultProxy {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
-    const held = this.holds.findIndex(
-      (h) => h.method === req.method && url.pathname.includes(h.pathIncludes),
-    );
-    if (held >= 0) {
-      const [hold] = this.holds.splice(held, 1);
-      hold?.arrived();
-      await hold?.gate;
-    }
+    await waitOnHold(this.holds, req.method, url.pathname, '');
     const upstream = new AbortController();
     res.on('close', () => upstream.abort());
     const headers: Record<string, string> = { accept: 'application/json' };
@@ -285,14 +276,7 @@ export class FaultProxy {
     });
     if (!isWatch) {
       const answer = Buffer.from(await up.body.arrayBuffer());
-      const heldAnswer = this.responseHolds.findIndex(
-        (h) => h.method === req.method && url.pathname.includes(h.pathIncludes),
-      );
-      if (heldAnswer >= 0) {
-        const [hold] = this.responseHolds.splice(heldAnswer, 1);
-        hold?.arrived(answer.toString('utf8'));
-        await hold?.gate;
-      }
+      await waitOnHold(this.responseHolds, req.method, url.pathname, answer.toString('utf8'));
       res.end(answer);
       return;
     }
