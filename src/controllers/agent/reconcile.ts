@@ -6,6 +6,7 @@
 import type { Agent, AgentStatus } from '../../api/index.ts';
 import { AGENT_FINALIZER } from '../../api/index.ts';
 import type { LocalAuth } from '../../auth/index.ts';
+import { type BmacAgentPatch, bmacAgentPatch, withBmacPatch } from '../../records/agents/bmh-spec.ts';
 import { agentMetadataPatch } from '../../records/agents/metadata.ts';
 import { projectAgentStatus, urlReissueAt } from '../../records/agents/project.ts';
 import { referencedFacts } from '../../records/agents/references.ts';
@@ -217,7 +218,10 @@ interface HostRefresh {
   pendingUpdate: PendingUpdate | undefined;
   /** Set once the reclaim objects are on the spoke: the unbind is then a ReclaimHost. */
   reclaim: boolean;
-  refresh(agent: Agent): RefreshOutput;
+  /** BMAC's spec and labels for the host's first inventory, written with the metadata patch. */
+  bmac?: BmacAgentPatch;
+  /** `stored`: the inbox's update is already in this Agent's status (the BMAC fold's second step). */
+  refresh(agent: Agent, stored?: boolean): RefreshOutput;
 }
 
 type PendingUpdate = NonNullable<HostRefresh['pending']>['update'];
@@ -244,14 +248,14 @@ function planRefresh(
     pending,
     pendingUpdate: pending?.update,
     reclaim: false,
-    refresh: (agent) =>
+    refresh: (agent, stored = false) =>
       refreshAgent({
         ...(plan.reclaim ? { reclaim: true } : {}),
         // An Agent restored from a backup without status gets it back from its annotations.
         agent: restoreFromAnnotations(agent, desiredId) ?? agent,
         facts: { ...plan.factsBefore, ...gathered.referenced.facts },
         ...(gathered.referenced.error ? { referenceError: gathered.referenced.error } : {}),
-        ...(plan.pendingUpdate ? { pending: plan.pendingUpdate } : {}),
+        ...(plan.pendingUpdate && !stored ? { pending: plan.pendingUpdate } : {}),
         desired: gathered.desired,
         current: gathered.current,
         ...(gathered.infraEnvRecord ? { infraEnv: gathered.infraEnvRecord } : {}),
@@ -263,6 +267,33 @@ function planRefresh(
       }),
   };
   return plan;
+}
+
+/**
+ * When this pass stores the inventory that pairs the host with its BMH, the refresh BMAC's spec
+ * would cause next (records/agents/bmh-spec.ts), in upstream's order: the inventory stored
+ * first, then the spec applied to it (a requested disk is checked against the new inventory).
+ * Undefined when there is nothing to fold; `plan.bmac` is what the metadata patch adds.
+ */
+function withBmacFold(
+  ctx: OperatorContext,
+  plan: HostRefresh,
+  agent: Agent,
+  first: RefreshOutput,
+): RefreshOutput | undefined {
+  if (!plan.pendingUpdate?.inventory || !first.host.inventory) return undefined;
+  const status = projectAgentStatus(agent, first.host, {
+    now: plan.now,
+    serviceBaseUrl: ctx.urls.serviceBaseUrl,
+    auth: plan.gathered.auth,
+    specSyncError: first.specSyncError,
+  });
+  const stored = { ...agent, status } as Agent;
+  const bmac = bmacAgentPatch(ctx, stored);
+  if (!bmac) return undefined;
+  plan.bmac = bmac;
+  const second = plan.refresh(withBmacPatch(stored, bmac), true);
+  return { ...second, events: [...first.events, ...second.events] };
 }
 
 /** The refresh of the cached Agent, auto-approved in memory, redone as a reclaim when the spoke allows. */
@@ -284,7 +315,7 @@ async function refreshHost(
     first = plan.refresh(intended);
   }
   if (first.skipped) rctx.log.debug({ reason: first.skipped }, 'host refresh skipped');
-  return first;
+  return (!first.unbound && withBmacFold(ctx, plan, intended, first)) || first;
 }
 
 /** Spoke work (day 2 after the reboot, the old Node after an unbind): its results join the write. */
@@ -327,6 +358,7 @@ async function writeMetadata(
     infraEnv: plan.gathered.infraEnv,
     clusterDeploymentNamespace: boundCd?.metadata.namespace ?? '',
     autoApprove: plan.autoApprove,
+    bmac: plan.bmac,
   });
   if (!patch) return { agent: cached, patched: false };
   try {

@@ -1,12 +1,12 @@
 // Fencing credentials for an Agent from its BareMetalHost (kubeapi.md §3.6 step 7): either the
 // Secret the BMH names, or one generated from the BMH's BMC details. The shapes are planned in
-// mapping.ts; this file does the reads and the one write.
+// records/bmac-plan.ts; this file does the reads and the one write.
 import type { Agent, BareMetalHost } from '../../api/index.ts';
+import { fencingPlan, fencingSecret, fencingSecretPatch } from '../../records/bmac-plan.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { readSecret } from '../../records/referenced.ts';
 import { SECRET } from '../../records/resources.ts';
 import { isAlreadyExists } from '../../runtime/index.ts';
-import { fencingPlan, fencingSecret, fencingSecretPatch } from './mapping.ts';
 
 export type FencingOutcome =
   /** Nothing asked for. */

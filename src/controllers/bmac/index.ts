@@ -5,8 +5,8 @@
 // served, and the BMH/PPI informers are created by the manager when it wires the controller —
 // never at register time — so they are read lazily through `ctx.mgr.informer()` inside reconciles.
 //
-// Implemented (planning in mapping.ts, one BMH write and one Agent write per pass): backup label,
-// finalizer, the delete flow (converged + remove-agent-and-node-on-delete: undetach, unpause,
+// Implemented (planning in records/bmac-plan.ts, one BMH write and one Agent write per pass): backup
+// label, finalizer, the delete flow (converged + remove-agent-and-node-on-delete: undetach, unpause,
 // metadata cleaning, wait for `deleting`, delete the Agent; otherwise unpause and release), the
 // unbind flow (Agent Bound reason UnbindingPendingUserAction), detach/pause with
 // allow-provisioned-host-management and PAUSE_PROVISIONED_BMHS, image delivery, the Agent spec and
@@ -27,6 +27,7 @@ import type {
   PreprovisioningImage,
 } from '../../api/index.ts';
 import { AGENT_BMH_LABEL, INFRAENV_LABEL } from '../../api/index.ts';
+import { type BmhPatch, pickAgentForMac, planAgent, planBmh } from '../../records/bmac-plan.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import {
   bareMetalHosts,
@@ -46,7 +47,6 @@ import {
 } from '../../records/resources.ts';
 import { isNotFound, type KubeObject, keyOf, objectKey } from '../../runtime/index.ts';
 import { ensureFencingCredentials } from './fencing.ts';
-import { type BmhPatch, pickAgentForMac, planAgent, planBmh } from './mapping.ts';
 import { bmacSpokeInputs } from './spoke-step.ts';
 
 /** The Agent for a BMH: the newest Agent of its namespace reporting the boot MAC. */

@@ -15,11 +15,16 @@ import {
   BMH_IGNITION_CONFIG_OVERRIDES_ANNOTATION,
   BMH_REMOVE_AGENT_AND_NODE_ON_DELETE_ANNOTATION,
 } from '../../api/index.ts';
+import {
+  agentInstalled,
+  type DrainDecision,
+  hasSpokeNode,
+  unbindingPendingUserAction,
+} from '../../records/bmac-plan.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { type SpokeClientResult, spokeClient } from '../../records/spoke.ts';
 import { clusterView } from '../../records/views.ts';
 import { objectKey } from '../../runtime/index.ts';
-import { agentInstalled, type DrainDecision, hasSpokeNode, unbindingPendingUserAction } from './mapping.ts';
 import {
   decideDrain,
   drainAttempt,

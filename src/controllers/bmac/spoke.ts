@@ -27,9 +27,9 @@ import {
 import { base64DataUrl } from '../../core/ignition/index.ts';
 import { parseGoDuration } from '../../core/statemachine/durations.ts';
 import { type CsrApprovalCluster, clusterHasMachineApi } from '../../records/agents/day2.ts';
+import { type DrainDecision, hardwareDetails } from '../../records/bmac-plan.ts';
 import { BARE_METAL_HOST, CONFIG_MAP, MACHINE, NODE, POD } from '../../records/resources.ts';
 import { type ApiResource, isNotFound, type KubeClient, type KubeObject } from '../../runtime/index.ts';
-import { type DrainDecision, hardwareDetails } from './mapping.ts';
 
 /** Where the spoke keeps the CA that signs the machine-config-server certificate, in lookup order. */
 export const MCS_CA_SOURCES = [

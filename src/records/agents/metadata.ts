@@ -1,7 +1,8 @@
 // What the Agent reconciler keeps in Agent metadata (kubeapi.md §3.4.3, §3.4.6, §4.1): the
 // InfraEnv label and owner reference, the inventory labels, the backup annotations (state, role,
-// raw inventory, validations, current stage) and, with auto-approval, spec.approved. Computed as
-// one merge patch that is sent only when something differs.
+// raw inventory, validations, current stage) and, with auto-approval, spec.approved; with the
+// first inventory of a BMH's host, BMAC's spec and labels too (bmh-spec.ts). Computed as one merge
+// patch that is sent only when something differs.
 
 import type { Agent, InfraEnv } from '../../api/index.ts';
 import {
@@ -88,6 +89,8 @@ export interface MetadataInputs {
   clusterDeploymentNamespace: string;
   /** InfraEnv spec.agentApproval.autoApprove applies. */
   autoApprove: boolean;
+  /** The labels and spec BMAC asks for, folded into the same patch (records/agents/bmh-spec.ts). */
+  bmac?: { metadata?: { labels: Record<string, string> }; spec?: Record<string, unknown> } | undefined;
 }
 
 /** The owner reference an InfraEnv's Agents carry (set at registration, restored by the reconciler). */
@@ -101,7 +104,7 @@ export function infraEnvOwner(ie: InfraEnv): OwnerReference {
 }
 
 /**
- * The merge patch that brings the Agent's metadata (and spec.approved) to what it should be, or
+ * The merge patch that brings the Agent's metadata (and spec.approved, BMAC's spec) to what it should be, or
  * undefined when it already is. It carries the resourceVersion, so a concurrent change fails it
  * with a conflict instead of being overwritten.
  */
@@ -123,7 +126,7 @@ export function agentMetadataPatch(m: MetadataInputs): Record<string, unknown> |
     }
     return out;
   };
-  const labelPatch = diff(labels, wantLabels);
+  const labelPatch = { ...diff(labels, wantLabels), ...(m.bmac?.metadata?.labels ?? {}) };
   const annotationPatch = diff(annotations, wantAnnotations);
   const metadata: Record<string, unknown> = {};
   if (Object.keys(labelPatch).length > 0) metadata.labels = labelPatch;
@@ -134,10 +137,12 @@ export function agentMetadataPatch(m: MetadataInputs): Record<string, unknown> |
       metadata.ownerReferences = [...owners, infraEnvOwner(m.infraEnv)];
     }
   }
-  const approve = m.autoApprove && agent.spec.approved !== true;
-  if (Object.keys(metadata).length === 0 && !approve) return undefined;
+  const spec: Record<string, unknown> = { ...(m.bmac?.spec ?? {}) };
+  if (m.autoApprove && agent.spec.approved !== true) spec.approved = true;
+  const hasSpec = Object.keys(spec).length > 0;
+  if (Object.keys(metadata).length === 0 && !hasSpec) return undefined;
   return {
     metadata: { ...metadata, resourceVersion: agent.metadata.resourceVersion },
-    ...(approve ? { spec: { approved: true } } : {}),
+    ...(hasSpec ? { spec } : {}),
   };
 }

@@ -57,6 +57,49 @@ function bmhObject(
   } as BareMetalHost;
 }
 
+/**
+ * Plays metal3 (BMAC hands the image only to a host that is ready or available) and waits for the
+ * BMH to carry the URL its InfraEnv has now: that URL changes once the OS image set in beforeAll
+ * reaches the InfraEnv (a re-render of every InfraEnv, queued behind live changes).
+ */
+async function availableWithImage(client: KubeClient, ns: string, name: string) {
+  await client.patch(
+    BARE_METAL_HOST,
+    name,
+    ns,
+    'merge',
+    { status: { provisioning: { state: 'available' } } },
+    { subresource: 'status' },
+  );
+  return eventually(
+    async () => {
+      const ie = await client.get<InfraEnv>(INFRA_ENV, 'ie', ns);
+      const b = await client.get<BareMetalHost>(BARE_METAL_HOST, name, ns);
+      const url = ie.status?.isoDownloadURL;
+      return url && b.spec.image?.url === url ? { iso: url, bmh: b } : undefined;
+    },
+    { timeoutMs: 30_000, what: "BMH image URL equal to the InfraEnv's ISO URL" },
+  );
+}
+
+/** A host booted from InfraEnv `ie` registers and reports an inventory naming `mac`. */
+async function bootHost(op: TestOperator, ns: string, hostId: string, mac: string): Promise<void> {
+  const ie = await op.ctx.client.get<InfraEnv>(INFRA_ENV, 'ie', ns);
+  const token = op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' });
+  const base = `/v2/infra-envs/${ie.metadata.uid}/hosts`;
+  expect((await call(op.baseUrl, 'POST', base, { token, body: { host_id: hostId } })).status).toBe(201);
+  const reply = await call(op.baseUrl, 'POST', `${base}/${hostId}/instructions`, {
+    token,
+    body: { step_type: 'inventory', output: inventory('inv', mac) },
+  });
+  expect(reply.status).toBe(204);
+}
+
+/** The Agent's status carries a reported inventory (an unreported one is an empty object). */
+function hasInventory(a: Agent): boolean {
+  return (a.status?.inventory?.interfaces?.length ?? 0) > 0;
+}
+
 let shared: KubeClient | undefined;
 afterAll(async () => {
   if (shared) await setTestOsImage(shared, OS_URL, false, OS_IMAGE).catch(() => {});
@@ -92,26 +135,7 @@ describe('BMAC (non-converged)', () => {
         'bmac.agent-install.openshift.io.agent-label.team': 'blue',
       }),
     );
-    // Play metal3: BMAC hands the image only to a host that is ready or available.
-    await client.patch(
-      BARE_METAL_HOST,
-      'host-1',
-      ns,
-      'merge',
-      { status: { provisioning: { state: 'available' } } },
-      { subresource: 'status' },
-    );
-    // The InfraEnv's URL changes once the OS image set above reaches it (a re-render of every
-    // InfraEnv, queued behind live changes): wait for the BMH to carry the URL the InfraEnv has now.
-    const { iso, bmh } = await eventually(
-      async () => {
-        const ie = await client.get<InfraEnv>(INFRA_ENV, 'ie', ns);
-        const b = await client.get<BareMetalHost>(BARE_METAL_HOST, 'host-1', ns);
-        const url = ie.status?.isoDownloadURL;
-        return url && b.spec.image?.url === url ? { iso: url, bmh: b } : undefined;
-      },
-      { timeoutMs: 30_000, what: "BMH image URL equal to the InfraEnv's ISO URL" },
-    );
+    const { iso, bmh } = await availableWithImage(client, ns, 'host-1');
     expect(bmh.spec.image).toMatchObject({ url: iso, diskFormat: 'live-iso' });
     expect(bmh.spec.online).toBe(true);
     expect(bmh.spec.automatedCleaningMode).toBe('disabled');
@@ -120,15 +144,8 @@ describe('BMAC (non-converged)', () => {
     expect(bmh.metadata.finalizers).toContain('bmac.agent-install.openshift.io/deprovision');
 
     // The Agent registers through the REST API as a booted host would, reporting the boot MAC.
-    const ie = await client.get<InfraEnv>(INFRA_ENV, 'ie', ns);
-    const token = op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' });
     const hostId = randomUUID();
-    const base = `/v2/infra-envs/${ie.metadata.uid}/hosts`;
-    expect((await call(op.baseUrl, 'POST', base, { token, body: { host_id: hostId } })).status).toBe(201);
-    await call(op.baseUrl, 'POST', `${base}/${hostId}/instructions`, {
-      token,
-      body: { step_type: 'inventory', output: inventory('inv', MAC) },
-    });
+    await bootHost(op, ns, hostId, MAC);
     const agent = await eventually(
       async () => {
         const a = await client.get<Agent>(AGENT, hostId, ns);
@@ -151,6 +168,67 @@ describe('BMAC (non-converged)', () => {
       withDetails.metadata.annotations?.['inspect.metal3.io/hardwaredetails'] ?? '{}',
     );
     expect(details.nics.some((n: { mac: string }) => n.mac.toLowerCase() === MAC)).toBe(true);
+  });
+
+  it('stores the inventory that pairs a host with its BMH together with the spec BMAC asks for', async () => {
+    // Issue 16: the inventory used to be stored, then BMAC patched the spec, then the Agent was
+    // written twice more for what that spec changes. Every stored version of the Agent that has
+    // the inventory must now already carry BMAC's spec, and a status computed from it.
+    const mac = '52:54:00:ab:cd:03';
+    await client.create(BARE_METAL_HOST, {
+      ...bmhObject(ns, 'host-3', 'ie', {
+        'bmac.agent-install.openshift.io/role': 'master',
+        'bmac.agent-install.openshift.io/hostname': 'node-3',
+        'bmac.agent-install.openshift.io.node-label.zone': 'b',
+        'bmac.agent-install.openshift.io.agent-label.team': 'green',
+      }),
+      spec: { online: false, bootMACAddress: mac, rootDeviceHints: { deviceName: '/dev/vda' } },
+    } as BareMetalHost);
+    await availableWithImage(client, ns, 'host-3');
+
+    const hostId = randomUUID();
+    const versions: Agent[] = [];
+    const stop = new AbortController();
+    const list = await client.list(AGENT, { namespace: ns });
+    const watching = (async () => {
+      for await (const ev of client.watch<Agent>(AGENT, {
+        namespace: ns,
+        fieldSelector: `metadata.name=${hostId}`,
+        resourceVersion: list.metadata.resourceVersion,
+        timeoutSeconds: 60,
+        idleTimeoutMs: 60_000,
+        signal: stop.signal,
+      })) {
+        if (ev.type === 'ADDED' || ev.type === 'MODIFIED') versions.push(ev.object as Agent);
+      }
+    })().catch(() => {});
+
+    await bootHost(op, ns, hostId, mac);
+    // Settled: BMAC's spec is in place and the stored status was computed from it.
+    await eventually(
+      async () =>
+        versions.some((a) => a.spec.approved && hasInventory(a) && a.status?.role === 'master') || undefined,
+      { timeoutMs: 30_000, what: 'Agent configured from the BMH, with its inventory' },
+    );
+    stop.abort();
+    await watching;
+
+    const withInventory = versions.filter(hasInventory);
+    expect(withInventory.length).toBeGreaterThan(0);
+    for (const a of withInventory) {
+      expect(a.spec).toMatchObject({
+        approved: true,
+        hostname: 'node-3',
+        role: 'master',
+        installation_disk_id: '/dev/disk/by-path/pci-0000:00:04.0',
+        nodeLabels: { zone: 'b' },
+      });
+      expect(a.metadata.labels).toMatchObject({ 'agent-install.openshift.io/bmh': 'host-3', team: 'green' });
+      expect(a.status?.role).toBe('master');
+      // Computed from the spec and the inventory together: the requested disk is in it.
+      const synced = a.status?.conditions?.find((c) => c.type === 'SpecSynced');
+      expect(synced).toMatchObject({ status: 'True', reason: 'SyncOK' });
+    }
   });
 
   it('removes its finalizer from a BMH that loses the InfraEnv label', async () => {

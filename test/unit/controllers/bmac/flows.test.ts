@@ -13,7 +13,7 @@ import {
   planAgent,
   planBmh,
   unbindingPendingUserAction,
-} from '../../../../src/controllers/bmac/mapping.ts';
+} from '../../../../src/records/bmac-plan.ts';
 
 const MAC = '52:54:00:aa:bb:cc';
 const FINALIZER = 'bmac.agent-install.openshift.io/deprovision';

@@ -3,7 +3,6 @@
 // records spoke-bmh-machine-created in the pass's one BMH write.
 import { describe, expect, it } from 'vitest';
 import type { Agent, BareMetalHost, InfraEnv, Machine } from '../../../../src/api/index.ts';
-import { planBmh } from '../../../../src/controllers/bmac/mapping.ts';
 import {
   masterMachineImage,
   spokeBareMetalHost,
@@ -13,6 +12,7 @@ import {
   spokeMachineSkip,
   updatedSpokeObject,
 } from '../../../../src/controllers/bmac/spoke.ts';
+import { planBmh } from '../../../../src/records/bmac-plan.ts';
 import type { KubeObject } from '../../../../src/runtime/index.ts';
 
 const CREATED = 'bmac.agent-install.openshift.io/spoke-bmh-machine-created';

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InfraEnv } from '../../../../src/api/index.ts';
 import type { Host } from '../../../../src/core/model.ts';
+import { withBmacPatch } from '../../../../src/records/agents/bmh-spec.ts';
 import {
   agentMetadataPatch,
   backupAnnotations,
@@ -98,15 +99,20 @@ describe('agentMetadataPatch', () => {
     ]);
   });
 
-  it('is undefined once the metadata matches', () => {
-    const h = host();
+  /** An Agent whose metadata already is what `h` implies. */
+  const settled = (h: Host) => {
     const a = agent();
     const first = agentMetadataPatch(inputs(a, h)) as {
       metadata: { labels: Record<string, string>; annotations: Record<string, string> };
     };
     a.metadata.labels = { ...a.metadata.labels, ...first.metadata.labels };
     a.metadata.annotations = { ...first.metadata.annotations };
-    expect(agentMetadataPatch(inputs(a, h))).toBeUndefined();
+    return a;
+  };
+
+  it('is undefined once the metadata matches', () => {
+    const h = host();
+    expect(agentMetadataPatch(inputs(settled(h), h))).toBeUndefined();
   });
 
   it('removes annotations that no longer apply and re-adds the InfraEnv label', () => {
@@ -125,6 +131,40 @@ describe('agentMetadataPatch', () => {
     const a = agent();
     const patch = agentMetadataPatch({ ...inputs(a, undefined), autoApprove: true });
     expect(patch).toMatchObject({ spec: { approved: true } });
+  });
+
+  it("carries BMAC's spec and labels in the same patch, approval included once", () => {
+    const h = host();
+    const a = settled(h);
+    const bmac = {
+      metadata: { labels: { 'agent-install.openshift.io/bmh': 'bmh-0', team: 'blue' } },
+      spec: { approved: true, hostname: 'node-0', nodeLabels: { zone: 'a', old: null } },
+    };
+    // Nothing else differs: BMAC's part alone makes the patch, with the resourceVersion.
+    expect(agentMetadataPatch({ ...inputs(a, h), autoApprove: true, bmac })).toEqual({
+      metadata: { labels: bmac.metadata.labels, resourceVersion: '1' },
+      spec: bmac.spec,
+    });
+    expect(agentMetadataPatch({ ...inputs(a, h), bmac: undefined })).toBeUndefined();
+  });
+});
+
+describe('withBmacPatch', () => {
+  it('applies the patch in memory with merge-patch semantics', () => {
+    const a = agent();
+    a.spec = { ...a.spec, role: 'worker', nodeLabels: { old: 'x', keep: 'y' } };
+    const patched = withBmacPatch(a, {
+      metadata: { labels: { team: 'blue' } },
+      spec: { role: 'master', approved: true, nodeLabels: { zone: 'a', old: null } },
+    });
+    expect(patched.spec).toMatchObject({
+      role: 'master',
+      approved: true,
+      nodeLabels: { keep: 'y', zone: 'a' },
+    });
+    expect(patched.metadata.labels).toMatchObject({ ...a.metadata.labels, team: 'blue' });
+    expect(a.spec.role).toBe('worker'); // the cached object is left alone
+    expect(withBmacPatch(a, undefined)).toBe(a);
   });
 });
 

@@ -1,7 +1,7 @@
 // BMAC pure mappings: Agent pairing by MAC, BMH image delivery, Agent spec from BMH annotations
 // (set/clear semantics), root-device hints → installation disk, hardware details.
 import { describe, expect, it } from 'vitest';
-import type { Agent, BareMetalHost, InfraEnv } from '../../../../src/api/index.ts';
+import type { Agent, BareMetalHost, InfraEnv } from '../../../src/api/index.ts';
 import {
   DISK_NOT_FOUND_BY_HINTS,
   diskForHints,
@@ -9,7 +9,7 @@ import {
   pickAgentForMac,
   planAgent,
   planBmh,
-} from '../../../../src/controllers/bmac/mapping.ts';
+} from '../../../src/records/bmac-plan.ts';
 
 const MAC = '52:54:00:AA:BB:CC';
 

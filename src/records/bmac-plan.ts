@@ -2,8 +2,9 @@
 // BMH pairs with, what the BMH spec/metadata should become (image delivery), what the Agent spec and
 // labels should become (annotations, approval, root-device hints) and the metal3 hardware details.
 // Every function returns a merge-patch fragment (or nothing) so the controller writes each object at
-// most once per reconcile, and only when something changed.
-import type { Agent, BareMetalHost, HostDisk, InfraEnv } from '../../api/index.ts';
+// most once per reconcile, and only when something changed. In records because the Agent reconciler
+// computes BMAC's Agent patch too, when it stores a paired host's first inventory (agents/bmh-spec.ts).
+import type { Agent, BareMetalHost, HostDisk, InfraEnv } from '../api/index.ts';
 import {
   AGENT_BMH_LABEL,
   BACKUP_LABEL,
@@ -37,10 +38,10 @@ import {
   CUSTOM_DEPLOY_METHOD_ASSISTED,
   INFRAENV_LABEL,
   WATCH_LABEL,
-} from '../../api/index.ts';
-import { acceptableDisksWithHints, type RootDeviceHints } from '../../core/hardware/index.ts';
-import type { Inventory } from '../../core/inventory.ts';
-import { AGENT_CONDITION } from '../../records/agent-conditions.ts';
+} from '../api/index.ts';
+import { acceptableDisksWithHints, type RootDeviceHints } from '../core/hardware/index.ts';
+import type { Inventory } from '../core/inventory.ts';
+import { AGENT_CONDITION } from './agent-conditions.ts';
 
 /** What decideDrain (spoke.ts) concluded for this pass's drain attempt on the spoke. */
 export interface DrainDecision {
