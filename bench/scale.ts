@@ -330,6 +330,12 @@ function diffRecord(after: Record<string, number>, before: Record<string, number
   return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]));
 }
 
+/** aio_events_dropped_total by reason (installer events and Kubernetes Events). */
+async function droppedEvents(ctx: OperatorContext): Promise<Record<string, number>> {
+  const { values } = await ctx.mgr.metrics.eventsDropped.get();
+  return Object.fromEntries(values.filter((v) => v.value > 0).map((v) => [String(v.labels.reason), v.value]));
+}
+
 /** Resolves when the operator has made no write for `quietMs` (bounded by `maxMs`). */
 async function quiet(counts: Map<string, number>, quietMs = 2000, maxMs = 600_000): Promise<void> {
   const start = Date.now();
@@ -990,6 +996,12 @@ async function main(): Promise<void> {
     const stored = await storedObjects(admin, plane);
     const agents = op.ctx.informers.agents.store.list().length;
     if (agents !== HOSTS) b.failures[`Agents in cache ${agents}, not ${HOSTS}`] = 1;
+    const eventsDropped = await droppedEvents(op.ctx);
+    line('events not stored, by reason', JSON.stringify(eventsDropped));
+    // A rate-limited object is by design; a full backlog or a failed write loses an event.
+    for (const reason of ['backlog', 'api_error']) {
+      if (eventsDropped[reason]) b.failures[`events not stored (${reason})`] = eventsDropped[reason];
+    }
     line('peak RSS (operator + driver)', `${(peakRss / 1024 / 1024).toFixed(0)} MiB`);
     line('Agents in cache / failures', `${agents} / ${JSON.stringify(b.failures)}`);
 

@@ -53,9 +53,9 @@ retries, up to 10 times (client-go's limit), without the caller noticing.
 is the old default). Each kind of traffic then has its own bucket of that size, as each
 controller-runtime client built from one configuration has: reconcilers and the host API share one,
 Event writes have another (so an Event backlog neither waits behind reconcilers nor takes their
-tokens; Events are also written one at a time and spam-filtered per object), and Lease renewals
-have a third on a connection of their own (so neither reconcile traffic nor a broken main connection
-can delay a renewal past the renew deadline).
+tokens; installer events are written up to 8 at a time, other Events one at a time, and both are
+spam-filtered per object), and Lease renewals have a third on a connection of their own (so
+neither reconcile traffic nor a broken main connection can delay a renewal past the renew deadline).
 
 **Self-healing connection.** All other requests, watches included, share one HTTP/2 connection.
 After any transport failure (connection refused or reset, GOAWAY, an HTTP/2 session or stream
