@@ -218,7 +218,7 @@ interface HostRefresh {
   pendingUpdate: PendingUpdate | undefined;
   /** Set once the reclaim objects are on the spoke: the unbind is then a ReclaimHost. */
   reclaim: boolean;
-  /** BMAC's spec and labels for the host's first inventory, written with the metadata patch. */
+  /** BMAC's spec and labels for the inventory this pass stores, written with the metadata patch. */
   bmac?: BmacAgentPatch;
   /** `stored`: the inbox's update is already in this Agent's status (the BMAC fold's second step). */
   refresh(agent: Agent, stored?: boolean): RefreshOutput;

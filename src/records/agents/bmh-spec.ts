@@ -1,5 +1,6 @@
-// The Agent spec and labels BMAC would give an Agent, computed by the Agent reconciler in the pass
-// that stores the host's first inventory (issue 16). BMAC pairs a BareMetalHost with its Agent by
+// The Agent spec and labels BMAC would give an Agent, computed by the Agent reconciler in a pass
+// that stores an inventory (issue 16; in practice the first, after which BMAC has nothing left to
+// change until a BMH annotation does). BMAC pairs a BareMetalHost with its Agent by
 // the boot MAC, which only the inventory carries, so in a ZTP site the inventory used to cost two
 // writes (metadata, status), then BMAC's spec patch, then two more (the validations and approval
 // that spec changes): five Agent writes. Folded into the inventory's own metadata patch, the

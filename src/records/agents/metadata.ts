@@ -1,8 +1,8 @@
 // What the Agent reconciler keeps in Agent metadata (kubeapi.md §3.4.3, §3.4.6, §4.1): the
 // InfraEnv label and owner reference, the inventory labels, the backup annotations (state, role,
-// raw inventory, validations, current stage) and, with auto-approval, spec.approved; with the
-// first inventory of a BMH's host, BMAC's spec and labels too (bmh-spec.ts). Computed as one merge
-// patch that is sent only when something differs.
+// raw inventory, validations, current stage) and, with auto-approval, spec.approved; with an
+// inventory that pairs the host with its BMH, BMAC's spec and labels too (bmh-spec.ts). Computed as
+// one merge patch that is sent only when something differs.
 
 import type { Agent, InfraEnv } from '../../api/index.ts';
 import {
@@ -104,8 +104,8 @@ export function infraEnvOwner(ie: InfraEnv): OwnerReference {
 }
 
 /**
- * The merge patch that brings the Agent's metadata (and spec.approved, BMAC's spec) to what it should be, or
- * undefined when it already is. It carries the resourceVersion, so a concurrent change fails it
+ * The merge patch that brings the Agent's metadata (and spec.approved, BMAC's spec) to what it
+ * should be, or undefined when it already is. It carries the resourceVersion, so a concurrent change fails it
  * with a conflict instead of being overwritten.
  */
 export function agentMetadataPatch(m: MetadataInputs): Record<string, unknown> | undefined {
