@@ -271,8 +271,9 @@ export class OperatorEvents implements EventSink {
     while (this.inFlight < this.opts.concurrency && this.queue.length > 0) {
       const body = this.queue.shift()!;
       this.inFlight++;
-      this.ctx.client
-        .create(EVENT, body)
+      // Started from a promise, so even a synchronous throw ends in the handlers below.
+      Promise.resolve()
+        .then(() => this.ctx.client.create(EVENT, body))
         .then(
           () => undefined,
           (err: unknown) => {

@@ -1,7 +1,8 @@
 // BMAC and PreprovisioningImage controllers on the real control plane (metal3 stand-in CRDs from
 // config/crd/external). Non-converged: a labelled BMH gets the InfraEnv ISO URL (cool-down
 // shortened with BMAC_IMAGE_COOLDOWN_MS), finalizer and labels; an Agent reporting the boot MAC is
-// labelled, approved and configured from the BMH annotations. Converged: a PPI gets the image and
+// labelled, approved and configured from the BMH annotations, in the writes that store its
+// inventory (no stored version has the inventory without them). Converged: a PPI gets the image and
 // Ready conditions, the InfraEnv gets the ironic annotation, and a PPI without InfraEnv reports it.
 // With the hub ICC Secret, its ironic URLs and image reach the discovery ignition.
 import { randomUUID } from 'node:crypto';

@@ -71,6 +71,7 @@ describe('OperatorEvents writer', () => {
     const { ctx, held } = writerContext();
     const events = new OperatorEvents(ctx, { concurrency: 4 });
     for (let i = 0; i < 10; i++) events.record(event(i));
+    await turn();
     expect(held).toHaveLength(4);
     let flushed = false;
     const flushing = events.flush().then(() => {
@@ -90,6 +91,7 @@ describe('OperatorEvents writer', () => {
     const { ctx, held, lines, metrics } = writerContext();
     const events = new OperatorEvents(ctx, { concurrency: 2, maxPending: 5, dropLogIntervalMs: 60_000 });
     for (let i = 0; i < 8; i++) events.record(event(i));
+    await turn();
     expect(held).toHaveLength(2);
     expect(await droppedBy(metrics)).toEqual({ backlog: 3 });
     // One line for the first drop; the next two wait for the interval.
@@ -116,5 +118,16 @@ describe('OperatorEvents writer', () => {
     await events.flush();
     expect(held).toHaveLength(5);
     expect(events.dropped).toBe(4);
+  });
+
+  it('never throws, even when the client throws before sending', async () => {
+    const { ctx, metrics } = writerContext();
+    (ctx.client as { create: unknown }).create = () => {
+      throw new Error('invalid object');
+    };
+    const events = new OperatorEvents(ctx);
+    expect(() => events.record(event(0))).not.toThrow();
+    await events.flush();
+    expect(await droppedBy(metrics)).toEqual({ api_error: 1 });
   });
 });
