@@ -9,7 +9,7 @@
 // taken over, as upstream does: the old host is unregistered and the Agent's spec and metadata reset.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Agent, ClusterReference, InfraEnv } from '../../api/index.ts';
+import type { Agent, AgentStatus, ClusterReference, InfraEnv } from '../../api/index.ts';
 import {
   AGENT_FINALIZER,
   AGENT_INHERITED_NODE_LABELS_ANNOTATION,
@@ -276,14 +276,25 @@ async function registerOnce(
     const state: { last: HostResult } = { last: first };
     const base = existing;
     recordCheckIn(ctx, hostId, now);
+    // The status its reconciler would write next (validations, conditions), so it has none to
+    // write; after a conflict, the registration's own projection, which the reconciler completes.
+    const settledStatus = await settleKnown(
+      ctx,
+      deps,
+      existing,
+      project(existing, first.host as AgentHost),
+      now,
+    );
     await updateStatus(ctx.client, AGENT, base, (cur) => {
       const r = cur === base ? first : run(cur);
       state.last = r;
-      return r.ok ? project(cur, r.host as AgentHost) : cur.status;
+      if (!r.ok) return cur.status;
+      return cur === base && settledStatus ? settledStatus.status : project(cur, r.host as AgentHost);
     });
     const done = state.last;
     if (!done.ok) return fromSmError(done.error);
-    return ok({ host: done.host as AgentHost, events: done.events });
+    const settledEvents = done === first ? (settledStatus?.events ?? []) : [];
+    return ok({ host: done.host as AgentHost, events: [...done.events, ...settledEvents] });
   }
 
   const check = checkHostRegistration({ infraEnv: ieRecord, cluster: cluster ?? null, isNew: true });
@@ -369,6 +380,26 @@ async function registerOnce(
 function recordCheckIn(ctx: OperatorContext, hostId: string, now: Date): void {
   ctx.facts.delete(hostId);
   ctx.facts.update(hostId, { checked_in_at: now.toISOString() }, now.getTime());
+}
+
+/**
+ * A re-registering host's Agent as its reconciler would settle it, from the registration's
+ * projection `status` (issue 16): its one status write is then the reconciler's too, and the
+ * reconciler is left with the metadata patch (backup annotations). Undefined without an Agent
+ * controller in the process.
+ */
+function settleKnown(
+  ctx: OperatorContext,
+  deps: RegistrationDeps,
+  existing: Agent,
+  status: AgentStatus,
+  now: Date,
+): Promise<SettledAgent> | undefined {
+  return deps.memory.settleNewAgent?.(
+    { ...existing, status } as Agent,
+    hostFacts(ctx, deps.memory, existing.metadata.name ?? ''),
+    now,
+  );
 }
 
 /**

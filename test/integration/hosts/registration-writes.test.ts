@@ -1,5 +1,6 @@
 // Issue 16: a new host costs two writes of its own — the Agent create (with everything known) and
-// one status write — plus its registration Event and its cluster's status, counted on the operator's own client against the real API server, from the
+// one status write — and a re-registering one a status write and its annotations; plus the
+// registration Event and the cluster's status, counted on the operator's own client against the real API server, from the
 // register call until the operator has settled: the caches have seen the last write of every
 // object involved, no key waits or is being worked on, and every Event is written.
 import { randomUUID } from 'node:crypto';
@@ -182,6 +183,35 @@ describe('API writes of one registration', () => {
     // The cluster's own status now counts the host (controlPlaneAgentsDiscovered): one write.
     expect(writes.filter((w) => w.includes('/agentclusterinstalls')).length, list).toBeLessThanOrEqual(1);
     expect(writes.length, list).toBeLessThanOrEqual(4);
+  }, 120_000);
+
+  it('re-registers a known host with one status write and its annotations', async () => {
+    const { name, ie } = await settledSnoCluster();
+    const hostId = await registerAndSettle(name, ie);
+    await postInventory(name, ie, hostId, 'rereg-0', '52:54:00:0e:0e:01');
+    const recorded = recordWrites(op.ctx.client);
+    const reply = await call(op.baseUrl, 'POST', `/v2/infra-envs/${ie.metadata.uid}/hosts`, {
+      token: op.server.auth.issueAgentToken({ kind: 'infra-env', id: ie.metadata.uid ?? '' }),
+      body: { host_id: hostId, discovery_agent_version: op.ctx.settings.agentImage },
+    });
+    expect(reply.status, reply.text).toBe(201);
+    await eventually(async () => (await settled(name, hostId)) || undefined, {
+      what: 'operator settled after the re-registration',
+      timeoutMs: 30_000,
+    });
+    const { writes, conflicts } = recorded;
+    const list = `${writes.join('\n')}\nrefused with 409:\n${conflicts.join('\n')}`;
+    // The registration writes the status its reconciler would (validations and conditions
+    // included); the reconciler is left with the backup annotations, and nothing else.
+    const agentPath = `/apis/agent-install.openshift.io/v1beta1/namespaces/${ns}/agents/${hostId}`;
+    expect(
+      writes.filter((w) => w.includes('/agents')),
+      list,
+    ).toEqual([`PUT ${agentPath}/status`, `PATCH ${agentPath}`]);
+    const agent = await client.get<Agent>(AGENT, hostId, ns);
+    expect(agent.metadata.annotations?.['agent.agent-install.openshift.io/state']).toBe(
+      agent.status?.debugInfo?.state,
+    );
   }, 120_000);
 
   it('does not wake the InfraEnv controller: the cluster status write changes nothing it reads', async () => {
