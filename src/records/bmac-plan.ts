@@ -4,7 +4,7 @@
 // Every function returns a merge-patch fragment (or nothing) so the controller writes each object at
 // most once per reconcile, and only when something changed. In records because the Agent reconciler
 // computes BMAC's Agent patch too, when it stores a paired host's first inventory (agents/bmh-spec.ts).
-import type { Agent, BareMetalHost, HostDisk, InfraEnv } from '../api/index.ts';
+import type { Agent, BareMetalHost, HostDisk, InfraEnv, PreprovisioningImage } from '../api/index.ts';
 import {
   AGENT_BMH_LABEL,
   BACKUP_LABEL,
@@ -42,6 +42,13 @@ import {
 import { acceptableDisksWithHints, type RootDeviceHints } from '../core/hardware/index.ts';
 import type { Inventory } from '../core/inventory.ts';
 import { AGENT_CONDITION } from './agent-conditions.ts';
+
+/** The PreprovisioningImage is Ready with reason InfraEnvAvailable: BMAC may deploy from it. */
+export function ppiReady(ppi: PreprovisioningImage | undefined): boolean {
+  return (ppi?.status?.conditions ?? []).some(
+    (c) => c.type === 'Ready' && c.status === 'True' && c.reason === 'InfraEnvAvailable',
+  );
+}
 
 /** What decideDrain (spoke.ts) concluded for this pass's drain attempt on the spoke. */
 export interface DrainDecision {

@@ -6,7 +6,12 @@
 import type { Agent, AgentStatus } from '../../api/index.ts';
 import { AGENT_FINALIZER } from '../../api/index.ts';
 import type { LocalAuth } from '../../auth/index.ts';
-import { type BmacAgentPatch, bmacAgentPatch, withBmacPatch } from '../../records/agents/bmh-spec.ts';
+import {
+  type BmacAgentPatch,
+  bmacAgentPatch,
+  mergeStringMap,
+  withBmacPatch,
+} from '../../records/agents/bmh-spec.ts';
 import { agentMetadataPatch } from '../../records/agents/metadata.ts';
 import { projectAgentStatus, urlReissueAt } from '../../records/agents/project.ts';
 import { referencedFacts } from '../../records/agents/references.ts';
@@ -550,16 +555,6 @@ export async function reconcileAgent(
 
 type Patch = { metadata: Record<string, unknown>; spec?: Record<string, unknown> };
 
-/** Applies a merge patch's string maps in memory (null removes a key). */
-function mergeMap(have: Record<string, string> | undefined, patch: unknown): Record<string, string> {
-  const out = { ...(have ?? {}) };
-  for (const [k, v] of Object.entries((patch ?? {}) as Record<string, string | null>)) {
-    if (v === null) delete out[k];
-    else out[k] = v;
-  }
-  return out;
-}
-
 function applyMetadataPatch(agent: Agent, patch: Patch | undefined): Agent {
   if (!patch) return agent;
   const m = patch.metadata;
@@ -567,8 +562,8 @@ function applyMetadataPatch(agent: Agent, patch: Patch | undefined): Agent {
     ...agent,
     metadata: {
       ...agent.metadata,
-      labels: mergeMap(agent.metadata.labels, m.labels),
-      annotations: mergeMap(agent.metadata.annotations, m.annotations),
+      labels: mergeStringMap(agent.metadata.labels, m.labels),
+      annotations: mergeStringMap(agent.metadata.annotations, m.annotations),
       ...(m.ownerReferences
         ? { ownerReferences: m.ownerReferences as Agent['metadata']['ownerReferences'] }
         : {}),

@@ -27,7 +27,7 @@ import type {
   PreprovisioningImage,
 } from '../../api/index.ts';
 import { AGENT_BMH_LABEL, INFRAENV_LABEL } from '../../api/index.ts';
-import { type BmhPatch, pickAgentForMac, planAgent, planBmh } from '../../records/bmac-plan.ts';
+import { type BmhPatch, pickAgentForMac, planAgent, planBmh, ppiReady } from '../../records/bmac-plan.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import {
   bareMetalHosts,
@@ -97,16 +97,13 @@ export function register(ctx: OperatorContext): void {
     const infraEnv = ieName ? ctx.informers.infraEnvs.get(req.namespace, ieName) : undefined;
     const agent = agentOf(ctx, bmh);
     const ppi = converged ? preprovisioningImages(ctx).get(req.namespace, req.name) : undefined;
-    const ppiReady = (ppi?.status?.conditions ?? []).some(
-      (c) => c.type === 'Ready' && c.status === 'True' && c.reason === 'InfraEnvAvailable',
-    );
     const spoke = await bmacSpokeInputs(ctx, bmh, agent, converged, log);
     const plan = planBmh({
       bmh,
       infraEnv,
       agent,
       converged,
-      ppiReady,
+      ppiReady: ppiReady(ppi),
       pauseProvisionedBmhs,
       now: ctx.now(),
       coolDownMs,

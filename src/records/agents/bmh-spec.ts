@@ -13,7 +13,7 @@
 // annotation BMAC would report an error for.
 import type { Agent, BareMetalHost, PreprovisioningImage } from '../../api/index.ts';
 import { INFRAENV_LABEL } from '../../api/index.ts';
-import { type AgentPlan, pickAgentForMac, planAgent, planBmh } from '../bmac-plan.ts';
+import { type AgentPlan, pickAgentForMac, planAgent, planBmh, ppiReady } from '../bmac-plan.ts';
 import type { OperatorContext } from '../context.ts';
 import { bmhsBootingFrom } from '../metal3.ts';
 import { crossNamespaceRefusal } from '../references.ts';
@@ -60,9 +60,7 @@ export function bmacAgentPatch(ctx: OperatorContext, agent: Agent): BmacAgentPat
     infraEnv,
     agent,
     converged,
-    ppiReady: (ppi?.status?.conditions ?? []).some(
-      (c) => c.type === 'Ready' && c.status === 'True' && c.reason === 'InfraEnvAvailable',
-    ),
+    ppiReady: ppiReady(ppi),
     pauseProvisionedBmhs: ctx.settings.pauseProvisionedBmhs,
     now: ctx.now(),
     coolDownMs: ctx.settings.imageCoolDownMs,
@@ -79,24 +77,27 @@ export function bmacAgentPatch(ctx: OperatorContext, agent: Agent): BmacAgentPat
   return Object.keys(patch).length > 0 ? patch : undefined;
 }
 
+/** A merge patch's string map applied in memory (null removes a key). */
+export function mergeStringMap(
+  have: Record<string, string> | undefined,
+  patch: unknown,
+): Record<string, string> {
+  const out = { ...(have ?? {}) };
+  for (const [k, v] of Object.entries((patch ?? {}) as Record<string, string | null>)) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
 /** `agent` with BMAC's patch applied in memory (merge-patch semantics: null drops a node label). */
 export function withBmacPatch(agent: Agent, patch: BmacAgentPatch | undefined): Agent {
   if (!patch) return agent;
   const spec: Record<string, unknown> = { ...agent.spec, ...(patch.spec ?? {}) };
-  if (patch.spec?.nodeLabels) {
-    const labels: Record<string, string> = { ...(agent.spec.nodeLabels ?? {}) };
-    for (const [k, v] of Object.entries(patch.spec.nodeLabels as Record<string, string | null>)) {
-      if (v === null) delete labels[k];
-      else labels[k] = v;
-    }
-    spec.nodeLabels = labels;
-  }
+  if (patch.spec?.nodeLabels) spec.nodeLabels = mergeStringMap(agent.spec.nodeLabels, patch.spec.nodeLabels);
   return {
     ...agent,
-    metadata: {
-      ...agent.metadata,
-      labels: { ...(agent.metadata.labels ?? {}), ...(patch.metadata?.labels ?? {}) },
-    },
+    metadata: { ...agent.metadata, labels: mergeStringMap(agent.metadata.labels, patch.metadata?.labels) },
     spec,
   } as Agent;
 }
