@@ -9,6 +9,7 @@ import { BMH_CREATE_FENCING_CREDENTIALS_SECRET_ANNOTATION, INFRAENV_LABEL } from
 import { type IndexFunc, type Informer, type KubeObject, keyOf } from '../runtime/index.ts';
 import type { OperatorContext } from './context.ts';
 import { BARE_METAL_HOST, PREPROVISIONING_IMAGE } from './resources.ts';
+import { normalizeArch } from './serviceconfig/os-images.ts';
 
 /** The BMH informer; only valid once the manager wired an optional controller over BMHs. */
 export function bareMetalHosts(ctx: OperatorContext): Informer<BareMetalHost> {
@@ -89,4 +90,40 @@ export function bmhsFencingWith(ctx: OperatorContext, secret: KubeObject): BareM
 export function ppisOfInfraEnv(ctx: OperatorContext, ie: InfraEnv): PreprovisioningImage[] {
   const value = keyOf(ie.metadata.namespace, ie.metadata.name ?? '');
   return indexed(preprovisioningImages(ctx), PPI_BY_INFRAENV, ppiByInfraEnv, value);
+}
+
+/** The preferred format a PPI accepts: iso over initrd; undefined if neither. */
+export function ppiImageFormat(ppi: PreprovisioningImage): 'iso' | 'initrd' | undefined {
+  const formats = ppi.spec?.acceptFormats ?? [];
+  if (formats.includes('iso')) return 'iso';
+  if (formats.includes('initrd')) return 'initrd';
+  return undefined;
+}
+
+/**
+ * Whether the PPI controller serves the InfraEnv's image to this PPI, and so marks the InfraEnv
+ * for the ironic agent: a format it serves, and no architecture or the InfraEnv's.
+ */
+export function ppiServedFrom(ppi: PreprovisioningImage, ie: InfraEnv): boolean {
+  const arch = ppi.spec?.architecture;
+  return (
+    ppiImageFormat(ppi) !== undefined &&
+    (!arch || normalizeArch(arch) === normalizeArch(ie.spec.cpuArchitecture || 'x86_64'))
+  );
+}
+
+/**
+ * Converged flow: whether a PreprovisioningImage in the cache will have the PPI controller enable
+ * the ironic agent on this InfraEnv (its next pass adds the annotation). The InfraEnv's image then
+ * carries the agent from its first build, instead of being built before the annotation and again
+ * after it. Reads only an informer that exists: the PPI controller's.
+ */
+export function ironicAgentAwaited(ctx: OperatorContext, ie: InfraEnv): boolean {
+  if (!ctx.convergedFlow || ie.metadata.deletionTimestamp) return false;
+  const informer = ctx.mgr.existingInformer<PreprovisioningImage>(PREPROVISIONING_IMAGE);
+  if (!informer) return false;
+  const value = keyOf(ie.metadata.namespace, ie.metadata.name ?? '');
+  return indexed(informer, PPI_BY_INFRAENV, ppiByInfraEnv, value).some(
+    (p) => !p.metadata.deletionTimestamp && ppiServedFrom(p, ie),
+  );
 }

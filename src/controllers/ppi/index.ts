@@ -20,11 +20,15 @@ import {
   ironicAgentOptions,
   ironicSettingsOf,
 } from '../../records/hub/ironic.ts';
-import { bareMetalHosts, ppisOfInfraEnv, preprovisioningImages } from '../../records/metal3.ts';
+import {
+  bareMetalHosts,
+  ppiServedFrom,
+  ppisOfInfraEnv,
+  preprovisioningImages,
+} from '../../records/metal3.ts';
 import { BARE_METAL_HOST, INFRA_ENV, PREPROVISIONING_IMAGE } from '../../records/resources.ts';
-import { normalizeArch } from '../../records/serviceconfig/os-images.ts';
 import { isNotFound, keyOf, objectKey, removeFinalizer, updateStatus } from '../../runtime/index.ts';
-import { chosenFormat, ppiStatus } from './status.ts';
+import { ppiStatus } from './status.ts';
 
 /** The owning BMH's name (ownerReference of kind BareMetalHost). */
 function ownerBmhName(ppi: PreprovisioningImage): string | undefined {
@@ -88,11 +92,7 @@ export function register(ctx: OperatorContext): void {
       const found = ctx.informers.infraEnvs.get(ns, ieName);
       const infraEnv = found && !found.metadata.deletionTimestamp ? found : undefined;
       let ironicError: string | undefined;
-      const archOk =
-        !current.spec?.architecture ||
-        normalizeArch(current.spec.architecture) ===
-          normalizeArch(infraEnv?.spec.cpuArchitecture || 'x86_64');
-      if (infraEnv && chosenFormat(current) && archOk) {
+      if (infraEnv && ppiServedFrom(current, infraEnv)) {
         const icc = await iccSecretOf(ctx).current();
         const opts = ironicAgentOptions(
           ironicSettingsOf(ctx, icc),

@@ -3,6 +3,7 @@
 // success outcome copies the InfraEnv ImageCreated condition into Ready/Error.
 import type { InfraEnv, MetaV1Condition, PreprovisioningImage } from '../../api/index.ts';
 import { IMAGE_CREATED_CONDITION } from '../../records/index.ts';
+import { ppiImageFormat } from '../../records/metal3.ts';
 import { normalizeArch } from '../../records/serviceconfig/os-images.ts';
 import { setCondition } from '../../runtime/index.ts';
 
@@ -24,14 +25,6 @@ export interface PpiStatusInput {
   ironicError?: string | undefined;
   now: Date;
   coolDownMs: number;
-}
-
-/** The preferred format the PPI accepts: iso over initrd; undefined if neither. */
-export function chosenFormat(ppi: PreprovisioningImage): 'iso' | 'initrd' | undefined {
-  const formats = ppi.spec?.acceptFormats ?? [];
-  if (formats.includes('iso')) return 'iso';
-  if (formats.includes('initrd')) return 'initrd';
-  return undefined;
 }
 
 function withConditions(
@@ -79,7 +72,7 @@ export function ppiStatus(input: PpiStatusInput): PpiOutcome {
     status: failure(input, reason, message, error),
     imageSet: false,
   });
-  const format = chosenFormat(ppi);
+  const format = ppiImageFormat(ppi);
   if (!format) return fail('UnsupportedImageFormat', 'Unsupported image format', true);
   if (!infraEnv) {
     const label = ppi.metadata.labels?.['infraenvs.agent-install.openshift.io'] ?? '';

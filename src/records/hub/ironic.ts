@@ -35,6 +35,7 @@ import {
 import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
 import { type IpFamily, ipFamily } from '../../core/network/cidr.ts';
 import type { OperatorContext } from '../context.ts';
+import { ironicAgentAwaited } from '../metal3.ts';
 import { type IccConfig, iccSecretOf } from './icc.ts';
 import { hubReleaseImagesOf } from './release-image.ts';
 
@@ -116,15 +117,15 @@ export function ironicAgentEnabled(ie: InfraEnv): boolean {
 
 /**
  * The internal ignition override carrying the ironic agent, for an InfraEnv the PPI controller
- * enabled it on; undefined otherwise (or when no ironic URL is configured — the PPI controller
- * reports that in its conditions).
+ * enabled it on or is about to (ironicAgentAwaited); undefined otherwise (or when no ironic URL is
+ * configured — the PPI controller reports that in its conditions).
  */
 export async function ironicOverrideFor(
   ctx: OperatorContext,
   ie: InfraEnv,
   record: InfraEnvRecord,
 ): Promise<string | undefined> {
-  if (!ironicAgentEnabled(ie)) return undefined;
+  if (!ironicAgentEnabled(ie) && !ironicAgentAwaited(ctx, ie)) return undefined;
   const icc = await iccSecretOf(ctx).current();
   const settings = ironicSettingsOf(ctx, icc);
   if (!settings.ironicBaseUrl) return undefined;

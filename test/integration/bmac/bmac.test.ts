@@ -3,12 +3,15 @@
 // shortened with BMAC_IMAGE_COOLDOWN_MS), finalizer and labels; an Agent reporting the boot MAC is
 // labelled, approved and configured from the BMH annotations, in the writes that store its
 // inventory (no stored version has the inventory without them). Converged: a PPI gets the image and
-// Ready conditions, the InfraEnv gets the ironic annotation, and a PPI without InfraEnv reports it.
+// Ready conditions, the InfraEnv gets the ironic annotation (an InfraEnv whose PPI is known builds
+// its image once, with the agent), and a PPI without InfraEnv reports it.
 // With the hub ICC Secret, its ironic URLs and image reach the discovery ignition.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, BareMetalHost, InfraEnv, PreprovisioningImage } from '../../../src/api/index.ts';
+import { reconcileInfraEnv } from '../../../src/controllers/infraenv/controller.ts';
 import { IccSecret, useIccSecret } from '../../../src/records/hub/icc.ts';
+import { imageServicesOf } from '../../../src/records/infraenvs/services.ts';
 import {
   AGENT,
   BARE_METAL_HOST,
@@ -16,6 +19,7 @@ import {
   PREPROVISIONING_IMAGE,
   SECRET,
 } from '../../../src/records/resources.ts';
+import { serviceConfigOf } from '../../../src/records/serviceconfig/service-config.ts';
 import type { KubeClient } from '../../../src/runtime/index.ts';
 import { ignitionFile } from '../../../src/sim/boot.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';
@@ -317,6 +321,71 @@ describe('PreprovisioningImage (converged)', () => {
         (await client.get<BareMetalHost>(BARE_METAL_HOST, 'host-c', ns)).spec.customDeploy?.method ===
         'start_assisted_install',
       { timeoutMs: 30_000, what: 'BMH customDeploy' },
+    );
+  });
+
+  it('builds the image of an InfraEnv whose PPI is already known once, with the ironic agent', async () => {
+    // Issue 16: the image was built without the ironic agent, then again once the PPI controller's
+    // annotation arrived (a status write and an Event more per ZTP site). With the PPI in the
+    // cache when the InfraEnv is first reconciled, its first image already carries the agent.
+    const bmh = await client.create<BareMetalHost>(BARE_METAL_HOST, bmhObject(ns, 'host-once', 'ie-once'));
+    await client.create(PREPROVISIONING_IMAGE, ppiObject('host-once', 'ie-once', bmh.metadata.uid ?? ''));
+    await eventually(async () => op.ctx.mgr.existingInformer(PREPROVISIONING_IMAGE)?.get(ns, 'host-once'), {
+      timeoutMs: 30_000,
+      what: 'PPI in the operator cache',
+    });
+    const versions: InfraEnv[] = [];
+    const stop = new AbortController();
+    const list = await client.list(INFRA_ENV, { namespace: ns });
+    const watching = (async () => {
+      for await (const ev of client.watch<InfraEnv>(INFRA_ENV, {
+        namespace: ns,
+        fieldSelector: 'metadata.name=ie-once',
+        resourceVersion: list.metadata.resourceVersion,
+        timeoutSeconds: 60,
+        idleTimeoutMs: 60_000,
+        signal: stop.signal,
+      })) {
+        if (ev.type === 'ADDED' || ev.type === 'MODIFIED') versions.push(ev.object as InfraEnv);
+      }
+    })().catch(() => {});
+    await client.create(INFRA_ENV, infraEnv(ns, 'ie-once', { cpuArchitecture: 'ppc64le' }));
+
+    await eventually(
+      async () => {
+        const p = await client.get<PreprovisioningImage>(PREPROVISIONING_IMAGE, 'host-once', ns);
+        const cached = op.ctx.informers.infraEnvs.get(ns, 'ie-once');
+        const ready = p.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+        const annotated =
+          cached?.metadata.annotations?.['infraenv.agent-install.openshift.io/enable-ironic-agent'] ===
+          'true';
+        return ready && annotated && p.status?.imageUrl === cached?.status?.isoDownloadURL ? p : undefined;
+      },
+      { timeoutMs: 45_000, what: 'PPI Ready and the InfraEnv annotated' },
+    );
+    // One more pass over the annotated InfraEnv: whatever image it describes is written now.
+    const services = imageServicesOf(op.ctx);
+    await reconcileInfraEnv(op.ctx, services, serviceConfigOf(op.ctx).current, {
+      key: `${ns}/ie-once`,
+      namespace: ns,
+      name: 'ie-once',
+    });
+    const settled = await client.get<InfraEnv>(INFRA_ENV, 'ie-once', ns);
+    await eventually(
+      async () => versions.some((v) => v.metadata.resourceVersion === settled.metadata.resourceVersion),
+      { timeoutMs: 30_000, what: 'the settled InfraEnv in the watch' },
+    );
+    stop.abort();
+    await watching;
+
+    const digests = new Set(versions.map((v) => v.status?.backend?.imageDigest).filter(Boolean));
+    expect([...digests]).toEqual([settled.status?.backend?.imageDigest]);
+    const url = settled.status?.bootArtifacts?.discoveryIgnitionURL ?? '';
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    const ign = (await res.json()) as Parameters<typeof ignitionFile>[0];
+    expect(ignitionFile(ign, '/etc/ironic-python-agent.conf')).toContain(
+      'api_url = https://ironic.example:6385',
     );
   });
 
