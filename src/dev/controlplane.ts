@@ -3,7 +3,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,18 @@ export interface ControlPlaneOptions {
   binDir?: string;
   /** Start the processes in a session of their own (benchmarks; see own-session.ts). */
   ownSession?: boolean;
+  /** Where ports come from (tests force a taken one); a free loopback port by default. */
+  pickPort?: () => Promise<number>;
+}
+
+/** Start-ups tried when a process could not bind the port chosen for it. */
+const PORT_ATTEMPTS = 3;
+
+/** Whether a process of the plane in `dir` exited because its port was taken meanwhile. */
+export async function lostPortRace(dir: string): Promise<boolean> {
+  const logs = ['etcd.log', 'kube-apiserver.log', 'kube-controller-manager.log'];
+  const texts = await Promise.all(logs.map((l) => readFile(join(dir, l), 'utf8').catch(() => '')));
+  return texts.some((t) => t.includes('address already in use'));
 }
 
 export interface UserCredentials {
@@ -124,19 +136,39 @@ export class ControlPlane {
     this.tls = new Agent({ connect: { ca: init.ca.certPem } });
   }
 
+  /**
+   * Starts etcd and kube-apiserver (and kube-controller-manager if asked). A port is free when
+   * chosen, but an outgoing connection can take it (the same ephemeral range) before the process
+   * binds it: then the plane starts again on new ports, in a clean directory.
+   */
   static async start(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
     const binDir = opts.binDir ?? (await ensureBinaries());
-    const ownsDir = !opts.dir;
-    const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), 'aio-controlplane-')));
+    for (let attempt = 1; ; attempt++) {
+      const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), 'aio-controlplane-')));
+      try {
+        return await ControlPlane.startIn(dir, binDir, opts);
+      } catch (err) {
+        if (attempt >= PORT_ATTEMPTS || !(await lostPortRace(dir))) throw err;
+        await rm(opts.dir ? join(dir, 'etcd') : dir, { recursive: true, force: true });
+      }
+    }
+  }
+
+  private static async startIn(
+    dir: string,
+    binDir: string,
+    opts: ControlPlaneOptions,
+  ): Promise<ControlPlane> {
+    const pickPort = opts.pickPort ?? (() => freePort());
     await mkdir(join(dir, 'certs'), { recursive: true });
     const cp = new ControlPlane({
       dir,
-      ownsDir,
+      ownsDir: !opts.dir,
       binDir,
       ca: await CertificateAuthority.create('aio-test-ca', 7),
-      apiPort: await freePort(),
-      etcdPort: await freePort(),
-      etcdPeerPort: await freePort(),
+      apiPort: await pickPort(),
+      etcdPort: await pickPort(),
+      etcdPeerPort: await pickPort(),
       ownSession: opts.ownSession,
     });
     try {
@@ -265,7 +297,8 @@ export class ControlPlane {
     if (this.kcm.exitReason) throw new Error(`kube-controller-manager exited: ${this.kcm.exitReason}`);
   }
 
-  private async isReady(): Promise<boolean> {
+  /** Whether kube-apiserver answers /readyz with 200 (as admin). */
+  async isReady(): Promise<boolean> {
     const res = await request(`${this.server}/readyz`, { dispatcher: this.adminDispatcher() });
     await res.body.dump();
     return res.statusCode === 200;
