@@ -53,8 +53,9 @@ retries, up to 10 times (client-go's limit), without the caller noticing.
 is the old default). Each kind of traffic then has its own bucket of that size, as each
 controller-runtime client built from one configuration has: reconcilers and the host API share one,
 Event writes have another (so an Event backlog neither waits behind reconcilers nor takes their
-tokens; installer events are written up to 8 at a time, other Events one at a time, and both are
-spam-filtered per object), and Lease renewals have a third on a connection of their own (so
+tokens; installer events are written up to 8 at a time, other Events one at a time, both are
+spam-filtered per object, and a write that got no answer, a 5xx or a 429 is sent again after 1 s
+and 4 s under the same Event name), and Lease renewals have a third on a connection of their own (so
 neither reconcile traffic nor a broken main connection can delay a renewal past the renew deadline).
 
 **Self-healing connection.** All other requests, watches included, share one HTTP/2 connection.

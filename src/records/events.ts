@@ -12,7 +12,14 @@ import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '..
 import type { AuthFailureEvent, EventSink } from '../auth/types.ts';
 import type { ApiEvent, EventCategory, EventFilter, EventList, EventSeverity } from '../core/event-model.ts';
 import type { SmEvent } from '../core/statemachine/index.ts';
-import { formatTime, type KubeObject, keyOf, TokenBucket } from '../runtime/index.ts';
+import {
+  formatTime,
+  isAlreadyExists,
+  isTransient,
+  type KubeObject,
+  keyOf,
+  TokenBucket,
+} from '../runtime/index.ts';
 import { capForLog } from '../util/log-text.ts';
 import { perObject } from '../util/per-object.ts';
 import type { OperatorContext } from './context.ts';
@@ -193,7 +200,18 @@ export interface OperatorEventsOptions {
   concurrency?: number;
   /** Shortest interval between two log lines about dropped events. */
   dropLogIntervalMs?: number;
+  /**
+   * Waits before sending a write again after a transient failure (no answer, 5xx, 429), one per
+   * retry. Default 1 s then 4 s: three attempts (client-go's recorder makes up to 12, 10 s apart).
+   */
+  retryDelaysMs?: readonly number[];
   component?: string;
+}
+
+/** A write waiting for its turn: the Event and the attempts already made. */
+interface QueuedWrite {
+  body: CoreEvent;
+  attempts: number;
 }
 
 type DropReason = 'rate_limited' | 'backlog' | 'api_error';
@@ -202,7 +220,7 @@ export class OperatorEvents implements EventSink {
   private readonly ctx: OperatorContext;
   private readonly opts: Required<OperatorEventsOptions>;
   private readonly buckets = new Map<string, TokenBucket>();
-  private readonly queue: CoreEvent[] = [];
+  private readonly queue: QueuedWrite[] = [];
   private inFlight = 0;
   /** Queued plus in flight. */
   private pending = 0;
@@ -220,6 +238,7 @@ export class OperatorEvents implements EventSink {
       maxPending: opts.maxPending ?? 1000,
       concurrency: opts.concurrency ?? 8,
       dropLogIntervalMs: opts.dropLogIntervalMs ?? 30_000,
+      retryDelaysMs: opts.retryDelaysMs ?? [1_000, 4_000],
       component: opts.component ?? 'agent-install-operator',
     };
   }
@@ -262,32 +281,55 @@ export class OperatorEvents implements EventSink {
       this.drop('backlog', event);
       return;
     }
-    this.queue.push(toCoreEvent(event, target, this.opts.component));
+    this.queue.push({ body: toCoreEvent(event, target, this.opts.component), attempts: 0 });
     this.pending++;
     this.pump();
   }
 
   private pump(): void {
     while (this.inFlight < this.opts.concurrency && this.queue.length > 0) {
-      const body = this.queue.shift()!;
+      const write = this.queue.shift()!;
+      write.attempts++;
       this.inFlight++;
       // Started from a promise, so even a synchronous throw ends in the handlers below.
       Promise.resolve()
-        .then(() => this.ctx.client.create(EVENT, body))
+        .then(() => this.ctx.client.create(EVENT, write.body))
         .then(
-          () => undefined,
-          (err: unknown) => {
-            this.ctx.logger.warn({ err: String(err), reason: body.reason }, 'could not record event');
-            this.count('api_error');
-          },
-        )
-        .finally(() => {
-          this.inFlight--;
-          this.pending--;
-          this.pump();
-          if (this.pending === 0) for (const resolve of this.drained.splice(0)) resolve();
-        });
+          () => this.written(),
+          (err: unknown) => this.failed(write, err),
+        );
     }
+  }
+
+  /** A write ended (stored, or given up): its slot and its place in the backlog are free. */
+  private written(): void {
+    this.inFlight--;
+    this.pending--;
+    this.pump();
+    if (this.pending === 0) for (const resolve of this.drained.splice(0)) resolve();
+  }
+
+  /** A transient failure is sent again after a while (still pending); anything else is dropped. */
+  private failed(write: QueuedWrite, err: unknown): void {
+    const delay = this.opts.retryDelaysMs[write.attempts - 1];
+    if (delay !== undefined && isTransient(err)) {
+      this.inFlight--;
+      setTimeout(() => {
+        this.queue.push(write);
+        this.pump();
+      }, delay);
+      this.pump();
+      return;
+    }
+    // An earlier attempt that got no answer was stored after all (the name is the Event's own).
+    if (!(write.attempts > 1 && isAlreadyExists(err))) {
+      this.ctx.logger.warn(
+        { err: String(err), reason: write.body.reason, attempts: write.attempts },
+        'could not record event',
+      );
+      this.count('api_error');
+    }
+    this.written();
   }
 
   private count(reason: DropReason): void {

@@ -147,6 +147,17 @@ export const isAlreadyExists = (err: unknown): boolean =>
 /** The requested resourceVersion is gone (compacted): relist. */
 export const isGone = (err: unknown): boolean => statusCodeOf(err) === 410;
 export const isInvalid = (err: unknown): boolean => statusCodeOf(err) === 422;
+/**
+ * Worth sending again a little later: the server failed or is overloaded (5xx, or a 429 past the
+ * client's own Retry-After retries), or no answer came (a reset, refused or timed-out connection:
+ * undici's and Node's errors carry a string code). Not an abort, and not a bug of ours (no code).
+ */
+export const isTransient = (err: unknown): boolean => {
+  const code = statusCodeOf(err);
+  if (code !== undefined) return code === 429 || code >= 500;
+  const transport = (err as { code?: unknown } | undefined)?.code;
+  return typeof transport === 'string' && transport !== 'ABORT_ERR';
+};
 
 interface Connection {
   server: string;

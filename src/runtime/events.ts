@@ -3,10 +3,12 @@
 //   existing Event instead of creating a new one (LRU of 4096 recent events);
 // - spam filter: per involved object, a token bucket of burst 25 refilled one token per 5 minutes;
 //   events beyond that are dropped and counted;
-// - fire and forget: writes run in the background, one at a time; failures are logged, never thrown.
+// - fire and forget: writes run in the background, one at a time; a transient failure (no answer,
+//   5xx, 429) is sent again after 1 s and 4 s (client-go tries 12 times, 10 s apart); other
+//   failures are logged and counted, never thrown.
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { isNotFound, type KubeClient } from './client.ts';
+import { isAlreadyExists, isNotFound, isTransient, type KubeClient } from './client.ts';
 import { formatTime } from './conditions.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 import { type Clock, TokenBucket } from './rate-limiter.ts';
@@ -29,6 +31,8 @@ export interface EventRecorderOptions {
   cacheSize?: number;
   /** Writes queued before new events are dropped. Default 1000 (project choice). */
   maxPending?: number;
+  /** Waits before sending a write again after a transient failure. Default 1 s, then 4 s. */
+  retryDelaysMs?: readonly number[];
   now?: Clock;
 }
 
@@ -108,8 +112,10 @@ export class EventRecorder {
     this.pending++;
     const key = `${objectId}\u0000${type}\u0000${reason}\u0000${message}`;
     const at = this.now();
+    // Drawn once: a write sent again creates the Event under the same name, never a second one.
+    const nonce = Math.floor(Math.random() * 1e6);
     this.tail = this.tail
-      .then(() => this.write(key, at, obj, type, reason, message))
+      .then(() => this.writeWithRetries(key, at, nonce, obj, type, reason, message))
       .catch((err) => {
         this.opts.metrics?.eventsDropped.inc({ reason: 'api_error' });
         this.opts.logger.warn({ err: String(err), reason }, 'could not record event');
@@ -124,13 +130,30 @@ export class EventRecorder {
     return this.tail;
   }
 
+  private async writeWithRetries(
+    ...args: [string, number, number, KubeObject, EventType, string, string]
+  ): Promise<void> {
+    const delays = this.opts.retryDelaysMs ?? [1_000, 4_000];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.write(...args, attempt > 0);
+      } catch (err) {
+        const delay = delays[attempt];
+        if (delay === undefined || !isTransient(err)) throw err;
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
   private async write(
     key: string,
     at: number,
+    nonce: number,
     obj: KubeObject,
     type: EventType,
     reason: string,
     message: string,
+    retry = false,
   ) {
     const { client } = this.opts;
     const timestamp = formatTime(new Date(at));
@@ -152,8 +175,8 @@ export class EventRecorder {
     const m = obj.metadata;
     const namespace = m.namespace || 'default';
     // client-go names events <object>.<unix nanos in hex>, unique enough without a server round trip.
-    const name = `${m.name}.${(BigInt(at) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6))).toString(16)}`;
-    await client.create(EventResource, {
+    const name = `${m.name}.${(BigInt(at) * 1_000_000n + BigInt(nonce)).toString(16)}`;
+    const event = {
       metadata: { name, namespace },
       involvedObject: {
         apiVersion: obj.apiVersion,
@@ -172,7 +195,13 @@ export class EventRecorder {
       firstTimestamp: timestamp,
       lastTimestamp: timestamp,
       count: 1,
-    } as KubeObject);
+    } as KubeObject;
+    try {
+      await client.create(EventResource, event);
+    } catch (err) {
+      // An earlier attempt that got no answer was stored after all.
+      if (!(retry && isAlreadyExists(err))) throw err;
+    }
     this.recorded.set(key, { name, namespace, count: 1 });
   }
 }

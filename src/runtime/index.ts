@@ -17,6 +17,7 @@ export {
   isGone,
   isInvalid,
   isNotFound,
+  isTransient,
   KubeClient,
   type KubeClientOptions,
   type ListOptions,

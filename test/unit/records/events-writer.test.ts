@@ -1,7 +1,7 @@
 // The writer of installer events: several writes in flight at once (a 1,000-host wave records
 // about 3,000 events in 20 s; one write at a time fell behind a busy API server and dropped a
-// third of them), flush waits for all of them, and every dropped event is counted in
-// aio_events_dropped_total and reported in a log line (at most one per interval).
+// third of them), flush waits for all of them, a transient failure is retried, and every dropped
+// event is counted in aio_events_dropped_total and reported in a log line (at most one per interval).
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import type { Agent, InfraEnv } from '../../../src/api/index.ts';
 import type { ApiEvent } from '../../../src/core/event-model.ts';
 import type { OperatorContext } from '../../../src/records/context.ts';
 import { OperatorEvents } from '../../../src/records/events.ts';
+import { ApiError } from '../../../src/runtime/client.ts';
 import { RuntimeMetrics } from '../../../src/runtime/metrics.ts';
 
 const IE = '22222222-0000-4000-8000-000000000002';
@@ -23,7 +24,8 @@ function writerContext() {
       cb();
     },
   });
-  const held: { body: { reason?: string }; settle: (ok: boolean) => void }[] = [];
+  // settle(true) stores the Event, settle(false) fails it with an error of no particular kind.
+  const held: { body: { reason?: string }; settle: (outcome: boolean | Error) => void }[] = [];
   const metrics = new RuntimeMetrics();
   const infraEnv = { kind: 'InfraEnv', metadata: { name: 'ie', namespace: 'ns', uid: IE } } as InfraEnv;
   const ctx = {
@@ -40,7 +42,11 @@ function writerContext() {
     client: {
       create: (_res: unknown, body: { reason?: string }) =>
         new Promise<void>((resolve, reject) => {
-          held.push({ body, settle: (ok) => (ok ? resolve() : reject(new Error('etcdserver: timeout'))) });
+          held.push({
+            body,
+            settle: (outcome) =>
+              outcome === true ? resolve() : reject(outcome || new Error('etcdserver: timeout')),
+          });
         }),
     },
   } as unknown as OperatorContext;
@@ -65,6 +71,12 @@ async function droppedBy(metrics: RuntimeMetrics): Promise<Record<string, number
 }
 
 const turn = () => new Promise((r) => setImmediate(r));
+
+/** Turns of the event loop (timers included) until `done`, at most a second's worth. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(done()).toBe(true);
+}
 
 describe('OperatorEvents writer', () => {
   it('keeps up to `concurrency` writes in flight and flushes once all are written', async () => {
@@ -118,6 +130,50 @@ describe('OperatorEvents writer', () => {
     await events.flush();
     expect(held).toHaveLength(5);
     expect(events.dropped).toBe(4);
+  });
+
+  it('sends a write again after a transient failure; a retry answered AlreadyExists was stored', async () => {
+    const { ctx, held, lines, metrics } = writerContext();
+    const events = new OperatorEvents(ctx, { retryDelaysMs: [0, 0] });
+    for (let i = 0; i < 3; i++) events.record(event(i));
+    await turn();
+    expect(held).toHaveLength(3);
+    // No answer, an overloaded server, a refusal: only the first two are worth another try.
+    held[0]!.settle(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
+    held[1]!.settle(new ApiError(503, undefined, 'the server is currently unable to handle the request'));
+    held[2]!.settle(new ApiError(403, undefined, 'events is forbidden'));
+    await until(() => held.length === 5);
+    expect(held[3]!.body).toBe(held[0]!.body);
+    expect(held[4]!.body).toBe(held[1]!.body);
+    held[3]!.settle(true);
+    held[4]!.settle(new ApiError(409, { reason: 'AlreadyExists' } as never, 'already exists'));
+    await events.flush();
+    expect(held).toHaveLength(5);
+    expect(await droppedBy(metrics)).toEqual({ api_error: 1 });
+    expect(events.dropped).toBe(1);
+    expect(lines.filter((l) => l.msg === 'could not record event')).toEqual([
+      expect.objectContaining({ attempts: 1, err: 'ApiError: events is forbidden' }),
+    ]);
+  });
+
+  it('drops a write after its last retry and counts it once', async () => {
+    const { ctx, held, metrics } = writerContext();
+    const events = new OperatorEvents(ctx, { retryDelaysMs: [0] });
+    events.record(event(0));
+    await turn();
+    held[0]!.settle(new ApiError(500, undefined, 'etcdserver: request timed out'));
+    await until(() => held.length === 2);
+    let flushed = false;
+    const flushing = events.flush().then(() => {
+      flushed = true;
+    });
+    await turn();
+    // Still pending while its retry is in flight.
+    expect(flushed).toBe(false);
+    held[1]!.settle(new ApiError(500, undefined, 'etcdserver: request timed out'));
+    await flushing;
+    expect(held).toHaveLength(2);
+    expect(await droppedBy(metrics)).toEqual({ api_error: 1 });
   });
 
   it('never throws, even when the client throws before sending', async () => {

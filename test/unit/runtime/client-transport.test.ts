@@ -4,7 +4,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, describeTransportError, KubeClient, retryAfterMs } from '../../../src/runtime/client.ts';
+import {
+  ApiError,
+  describeTransportError,
+  isTransient,
+  KubeClient,
+  retryAfterMs,
+} from '../../../src/runtime/client.ts';
 import { metricValue, RuntimeMetrics } from '../../../src/runtime/metrics.ts';
 import { TokenBucket } from '../../../src/runtime/rate-limiter.ts';
 
@@ -155,6 +161,27 @@ describe('connection replacement', () => {
     expect(c.health.lastFailure).toMatch(/^UND_ERR_SOCKET|ECONNRESET/);
     await expect(c.request('POST', '/x', { body: {} })).resolves.toEqual({});
     expect(lb.seen.map((s) => s.socket)).toEqual([1, 2]);
+  });
+
+  it('tells the failures worth sending again from the others (isTransient)', async () => {
+    const lb = await loopback((req, res, socket) => {
+      if (req.url === '/reset') socket.destroy();
+      else if (req.url === '/busy') res.writeHead(503).end('{"kind":"Status","code":503}');
+      else if (req.url === '/forbidden') res.writeHead(403).end('{"kind":"Status","code":403}');
+    });
+    const c = lb.client();
+    const failure = (path: string, signal?: AbortSignal) =>
+      c.request('POST', path, { body: {}, signal }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(isTransient(await failure('/reset'))).toBe(true);
+    expect(isTransient(await failure('/busy'))).toBe(true);
+    expect(isTransient(await failure('/forbidden'))).toBe(false);
+    // Our own abort (never answered), a 429 past the client's retries, a bug of ours.
+    expect(isTransient(await failure('/silent', AbortSignal.timeout(50)))).toBe(false);
+    expect(isTransient(new ApiError(429, undefined, 'too many requests'))).toBe(true);
+    expect(isTransient(new TypeError('cannot read properties of undefined'))).toBe(false);
   });
 
   it('after a 413 the next request goes over a new connection', async () => {

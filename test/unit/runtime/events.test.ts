@@ -115,4 +115,38 @@ describe('EventRecorder', () => {
     await rec.flush();
     expect(await metricValue(metrics.eventsDropped, { reason: 'api_error' })).toBe(1);
   });
+
+  it('sends a write again after a transient failure, under the same name', async () => {
+    const metrics = new RuntimeMetrics();
+    const names: string[] = [];
+    // The first create gets no answer but was stored; the second is told so.
+    const outcomes: (Error | undefined)[] = [
+      Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+      new ApiError(409, { reason: 'AlreadyExists' } as never, 'already exists'),
+      new ApiError(503, undefined, 'unavailable'),
+      new ApiError(503, undefined, 'unavailable'),
+      new ApiError(503, undefined, 'unavailable'),
+    ];
+    const client = {
+      async create(_r: unknown, obj: KubeObject) {
+        names.push(obj.metadata.name!);
+        const err = outcomes.shift();
+        if (err) throw err;
+        return obj;
+      },
+      async patch() {
+        return {};
+      },
+    } as unknown as KubeClient;
+    const rec = new EventRecorder({ client, component: 'op', logger, metrics, retryDelaysMs: [0, 0] });
+    rec.event(agent, 'Warning', 'R', 'stored on the first attempt');
+    rec.event(agent, 'Warning', 'R', 'never stored');
+    await rec.flush();
+    expect(names).toHaveLength(5);
+    expect(names[1]).toBe(names[0]);
+    expect(new Set(names.slice(2)).size).toBe(1);
+    expect(names[2]).not.toBe(names[0]);
+    // Three attempts for the second event, then it is counted as lost: only that one.
+    expect(await metricValue(metrics.eventsDropped, { reason: 'api_error' })).toBe(1);
+  });
 });
