@@ -4,14 +4,20 @@
 // deregister: the CR is the record, and the image is streamed on request, so deletion only
 // forgets the in-memory agent token and removes the finalizer (Agents go by ownerReference GC).
 //
-// Watches: the InfraEnv (spec or deletion changes), the NMStateConfigs its selector picks, its
+// Watches: the InfraEnv (spec, deletion or image annotation changes), the NMStateConfigs its selector picks, its
 // pull Secret and mirror ConfigMap (watch-labelled ones), the ClusterDeployment and
 // AgentClusterInstall it is bound to (of the latter, only changes to what it reads: spec, cluster
 // record id, version, architecture), the AgentServiceConfig (through the service config store),
 // the enqueue bus ('infraenv'), the moment local authentication becomes available, and a change of
 // the base URLs (ctx.onUrlsChange).
 import type { AgentClusterInstall, ClusterDeployment, InfraEnv, NMStateConfig } from '../../api/index.ts';
-import { INFRAENV_FINALIZER, INFRAENV_TOKEN_GENERATION_ANNOTATION } from '../../api/index.ts';
+import {
+  INFRAENV_ENABLE_IRONIC_AGENT_ANNOTATION,
+  INFRAENV_FINALIZER,
+  INFRAENV_IP_FAMILY_ANNOTATION,
+  INFRAENV_IRONIC_AGENT_IMAGE_OVERRIDE_ANNOTATION,
+  INFRAENV_TOKEN_GENERATION_ANNOTATION,
+} from '../../api/index.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { operatorEventsFor } from '../../records/events.ts';
 import { discoveryIgnition, staticNetworkFiles } from '../../records/infraenvs/discovery.ts';
@@ -84,13 +90,19 @@ function nmStateMapper(ctx: OperatorContext): (nm: NMStateConfig) => string[] {
   };
 }
 
+/** Annotations the image depends on: the ironic agent (converged flow) and token revocation. */
+const IMAGE_ANNOTATIONS = [
+  INFRAENV_ENABLE_IRONIC_AGENT_ANNOTATION,
+  INFRAENV_IRONIC_AGENT_IMAGE_OVERRIDE_ANNOTATION,
+  INFRAENV_IP_FAMILY_ANNOTATION,
+  INFRAENV_TOKEN_GENERATION_ANNOTATION,
+];
+
 const specOrDeletionChanged = updateWhen<KubeObject>(
   (o, n) =>
     o.metadata.generation !== n.metadata.generation ||
     (o.metadata.deletionTimestamp ?? '') !== (n.metadata.deletionTimestamp ?? '') ||
-    // Token revocation rebuilds the image.
-    o.metadata.annotations?.[INFRAENV_TOKEN_GENERATION_ANNOTATION] !==
-      n.metadata.annotations?.[INFRAENV_TOKEN_GENERATION_ANNOTATION],
+    IMAGE_ANNOTATIONS.some((a) => o.metadata.annotations?.[a] !== n.metadata.annotations?.[a]),
 );
 
 export function register(ctx: OperatorContext): void {

@@ -27,7 +27,7 @@ import {
   preprovisioningImages,
 } from '../../records/metal3.ts';
 import { BARE_METAL_HOST, INFRA_ENV, PREPROVISIONING_IMAGE } from '../../records/resources.ts';
-import { isNotFound, keyOf, objectKey, removeFinalizer, updateStatus } from '../../runtime/index.ts';
+import { isNotFound, objectKey, removeFinalizer, updateStatus } from '../../runtime/index.ts';
 import { ppiStatus } from './status.ts';
 
 /** The owning BMH's name (ownerReference of kind BareMetalHost). */
@@ -101,16 +101,13 @@ export function register(ctx: OperatorContext): void {
         );
         if (!opts.ok) ironicError = opts.error;
         else if (!ironicAgentEnabled(infraEnv)) {
+          // The InfraEnv controller rebuilds the image when this annotation changes in its cache
+          // (unless the image already has the agent: ironicAgentAwaited); the InfraEnv's update
+          // event brings this PPI back.
           await ctx.client.patch(INFRA_ENV, ieName, ns, 'merge', {
             metadata: { annotations: { [INFRAENV_ENABLE_IRONIC_AGENT_ANNOTATION]: 'true' } },
           });
-          // The InfraEnv controller ignores metadata-only changes; ask it to rebuild the image. The
-          // InfraEnv update event brings this PPI back once the new image is described.
-          ctx.bus.enqueue('infraenv', keyOf(ns, ieName));
           return;
-        } else {
-          // The annotation may have reached the InfraEnv controller's cache after its last pass.
-          ctx.bus.enqueue('infraenv', keyOf(ns, ieName));
         }
       }
       const outcome = ppiStatus({ ppi: current, infraEnv, ironicError, now: ctx.now(), coolDownMs });

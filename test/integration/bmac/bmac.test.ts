@@ -389,6 +389,38 @@ describe('PreprovisioningImage (converged)', () => {
     );
   });
 
+  it('rebuilds the image when an annotation the image depends on changes', async () => {
+    // Annotation-only changes were filtered out (the generation does not move), so the PPI
+    // controller enqueued the InfraEnv on every one of its passes to be sure the ironic agent landed.
+    await client.create(INFRA_ENV, infraEnv(ns, 'ie-ann', { cpuArchitecture: 'ppc64le' }));
+    const digestOf = async () =>
+      (await client.get<InfraEnv>(INFRA_ENV, 'ie-ann', ns)).status?.backend?.imageDigest;
+    const plain = await eventually(digestOf, { timeoutMs: 30_000, what: 'first image' });
+    const ignition = async () => {
+      const ie = await client.get<InfraEnv>(INFRA_ENV, 'ie-ann', ns);
+      const res = await fetch(ie.status?.bootArtifacts?.discoveryIgnitionURL ?? '');
+      return JSON.stringify(await res.json());
+    };
+    expect(await ignition()).not.toContain('ironic-python-agent.conf');
+
+    const annotate = (annotations: Record<string, string>) =>
+      client.patch(INFRA_ENV, 'ie-ann', ns, 'merge', { metadata: { annotations } });
+    await annotate({ 'infraenv.agent-install.openshift.io/enable-ironic-agent': 'true' });
+    const withAgent = await eventually(async () => ((await digestOf()) !== plain ? digestOf() : undefined), {
+      timeoutMs: 30_000,
+      what: 'image rebuilt for enable-ironic-agent',
+    });
+    expect(await ignition()).toContain('ironic-python-agent.conf');
+
+    const image = 'registry.example/ironic-agent@sha256:override';
+    await annotate({ 'infraenv.agent-install.openshift.io/ironic-agent-image-override': image });
+    await eventually(async () => ((await digestOf()) !== withAgent ? true : undefined), {
+      timeoutMs: 30_000,
+      what: 'image rebuilt for ironic-agent-image-override',
+    });
+    expect(await ignition()).toContain(image);
+  });
+
   it('reports a missing InfraEnv', async () => {
     await client.create(
       PREPROVISIONING_IMAGE,
