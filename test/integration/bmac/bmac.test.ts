@@ -20,7 +20,7 @@ import {
   SECRET,
 } from '../../../src/records/resources.ts';
 import { serviceConfigOf } from '../../../src/records/serviceconfig/service-config.ts';
-import type { KubeClient } from '../../../src/runtime/index.ts';
+import type { ApiResource, KubeClient, KubeObject } from '../../../src/runtime/index.ts';
 import { ignitionFile } from '../../../src/sim/boot.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
@@ -41,6 +41,37 @@ async function setup(client: KubeClient, ns: string, ieName: string): Promise<vo
     data: { '.dockerconfigjson': Buffer.from(PULL_SECRET_JSON).toString('base64') },
   } as never);
   await client.create(INFRA_ENV, infraEnv(ns, ieName, { cpuArchitecture: 'ppc64le' }));
+}
+
+/** Every stored version of one object from now on (a watch from the list's resourceVersion). */
+async function recordVersions<T extends KubeObject>(
+  client: KubeClient,
+  res: ApiResource,
+  ns: string,
+  name: string,
+): Promise<{ versions: T[]; stop: () => Promise<void> }> {
+  const versions: T[] = [];
+  const abort = new AbortController();
+  const list = await client.list(res, { namespace: ns });
+  const watching = (async () => {
+    for await (const ev of client.watch<T>(res, {
+      namespace: ns,
+      fieldSelector: `metadata.name=${name}`,
+      resourceVersion: list.metadata.resourceVersion,
+      timeoutSeconds: 60,
+      idleTimeoutMs: 60_000,
+      signal: abort.signal,
+    })) {
+      if (ev.type === 'ADDED' || ev.type === 'MODIFIED') versions.push(ev.object as T);
+    }
+  })().catch(() => {});
+  return {
+    versions,
+    stop: async () => {
+      abort.abort();
+      await watching;
+    },
+  };
 }
 
 function bmhObject(
@@ -192,21 +223,7 @@ describe('BMAC (non-converged)', () => {
     await availableWithImage(client, ns, 'host-3');
 
     const hostId = randomUUID();
-    const versions: Agent[] = [];
-    const stop = new AbortController();
-    const list = await client.list(AGENT, { namespace: ns });
-    const watching = (async () => {
-      for await (const ev of client.watch<Agent>(AGENT, {
-        namespace: ns,
-        fieldSelector: `metadata.name=${hostId}`,
-        resourceVersion: list.metadata.resourceVersion,
-        timeoutSeconds: 60,
-        idleTimeoutMs: 60_000,
-        signal: stop.signal,
-      })) {
-        if (ev.type === 'ADDED' || ev.type === 'MODIFIED') versions.push(ev.object as Agent);
-      }
-    })().catch(() => {});
+    const { versions, stop } = await recordVersions<Agent>(client, AGENT, ns, hostId);
 
     await bootHost(op, ns, hostId, mac);
     // Settled: BMAC's spec is in place and the stored status was computed from it.
@@ -215,8 +232,7 @@ describe('BMAC (non-converged)', () => {
         versions.some((a) => a.spec.approved && hasInventory(a) && a.status?.role === 'master') || undefined,
       { timeoutMs: 30_000, what: 'Agent configured from the BMH, with its inventory' },
     );
-    stop.abort();
-    await watching;
+    await stop();
 
     const withInventory = versions.filter(hasInventory);
     expect(withInventory.length).toBeGreaterThan(0);
@@ -334,21 +350,7 @@ describe('PreprovisioningImage (converged)', () => {
       timeoutMs: 30_000,
       what: 'PPI in the operator cache',
     });
-    const versions: InfraEnv[] = [];
-    const stop = new AbortController();
-    const list = await client.list(INFRA_ENV, { namespace: ns });
-    const watching = (async () => {
-      for await (const ev of client.watch<InfraEnv>(INFRA_ENV, {
-        namespace: ns,
-        fieldSelector: 'metadata.name=ie-once',
-        resourceVersion: list.metadata.resourceVersion,
-        timeoutSeconds: 60,
-        idleTimeoutMs: 60_000,
-        signal: stop.signal,
-      })) {
-        if (ev.type === 'ADDED' || ev.type === 'MODIFIED') versions.push(ev.object as InfraEnv);
-      }
-    })().catch(() => {});
+    const { versions, stop } = await recordVersions<InfraEnv>(client, INFRA_ENV, ns, 'ie-once');
     await client.create(INFRA_ENV, infraEnv(ns, 'ie-once', { cpuArchitecture: 'ppc64le' }));
 
     await eventually(
@@ -375,8 +377,7 @@ describe('PreprovisioningImage (converged)', () => {
       async () => versions.some((v) => v.metadata.resourceVersion === settled.metadata.resourceVersion),
       { timeoutMs: 30_000, what: 'the settled InfraEnv in the watch' },
     );
-    stop.abort();
-    await watching;
+    await stop();
 
     const digests = new Set(versions.map((v) => v.status?.backend?.imageDigest).filter(Boolean));
     expect([...digests]).toEqual([settled.status?.backend?.imageDigest]);
