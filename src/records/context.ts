@@ -69,7 +69,7 @@ export function operatorCacheOptions(): ResourceCacheOptions[] {
   ];
 }
 
-export type EnqueueKind = 'agent' | 'infraenv' | 'clusterdeployment' | 'agentclusterinstall';
+export type EnqueueKind = 'agent' | 'clusterdeployment' | 'agentclusterinstall';
 
 /** Where a kind's keys go: its controller's queue (`lowPriority` as Controller.enqueue has it). */
 export type EnqueueSink = (key: string, lowPriority: boolean) => void;

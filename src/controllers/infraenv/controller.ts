@@ -4,11 +4,11 @@
 // deregister: the CR is the record, and the image is streamed on request, so deletion only
 // forgets the in-memory agent token and removes the finalizer (Agents go by ownerReference GC).
 //
-// Watches: the InfraEnv (spec, deletion or image annotation changes), the NMStateConfigs its selector picks, its
-// pull Secret and mirror ConfigMap (watch-labelled ones), the ClusterDeployment and
-// AgentClusterInstall it is bound to (of the latter, only changes to what it reads: spec, cluster
-// record id, version, architecture), the AgentServiceConfig (through the service config store),
-// the enqueue bus ('infraenv'), the moment local authentication becomes available, and a change of
+// Watches: the InfraEnv (changes of spec, deletion or the annotations the image depends on), the
+// NMStateConfigs its selector picks, its pull Secret and mirror ConfigMap (watch-labelled ones),
+// the ClusterDeployment and AgentClusterInstall it is bound to (of the latter, only changes to
+// what it reads: spec, cluster record id, version, architecture), the AgentServiceConfig (through
+// the service config store), the moment local authentication becomes available, and a change of
 // the base URLs (ctx.onUrlsChange).
 import type { AgentClusterInstall, ClusterDeployment, InfraEnv, NMStateConfig } from '../../api/index.ts';
 import {
@@ -133,7 +133,6 @@ export function register(ctx: OperatorContext): void {
     )
     .complete((req) => reconcileInfraEnv(ctx, services, config.current, req));
 
-  ctx.bus.register('infraenv', (key, low) => controller.enqueue(key, low));
   const enqueueAll = () => controller.resync(infraEnvs.store.list());
   services.onAuth(enqueueAll);
   config.onChange(enqueueAll);
