@@ -20,6 +20,7 @@ import {
 } from '../../api/index.ts';
 import type { OperatorContext } from '../../records/context.ts';
 import { operatorEventsFor } from '../../records/events.ts';
+import { ironicAgentMarkDue } from '../../records/hub/ironic.ts';
 import { discoveryIgnition, staticNetworkFiles } from '../../records/infraenvs/discovery.ts';
 import {
   aciBindingChanged,
@@ -45,6 +46,8 @@ import {
   hasFinalizer,
   type IndexFunc,
   isBeingDeleted,
+  isConflict,
+  isNotFound,
   type KubeObject,
   keyOf,
   objectKey,
@@ -208,6 +211,35 @@ function recordImageGenerated(ctx: OperatorContext, ie: InfraEnv, imageType: str
   });
 }
 
+/**
+ * Adds the finalizer, and with it the ironic-agent mark when the PPI controller would add it next
+ * (ironicAgentMarkDue): one write instead of two. On a conflict the finalizer alone, as usual.
+ */
+async function addFinalizerAndMark(ctx: OperatorContext, ie: InfraEnv): Promise<InfraEnv | undefined> {
+  if (!(await ironicAgentMarkDue(ctx, ie))) {
+    return addFinalizer(ctx.client, INFRA_ENV, ie, INFRAENV_FINALIZER);
+  }
+  try {
+    return await ctx.client.patch<InfraEnv>(
+      INFRA_ENV,
+      ie.metadata.name ?? '',
+      ie.metadata.namespace,
+      'merge',
+      {
+        metadata: {
+          resourceVersion: ie.metadata.resourceVersion,
+          finalizers: [...(ie.metadata.finalizers ?? []), INFRAENV_FINALIZER],
+          annotations: { [INFRAENV_ENABLE_IRONIC_AGENT_ANNOTATION]: 'true' },
+        },
+      },
+    );
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    if (!isConflict(err)) throw err;
+    return addFinalizer(ctx.client, INFRA_ENV, ie, INFRAENV_FINALIZER);
+  }
+}
+
 export async function reconcileInfraEnv(
   ctx: OperatorContext,
   services: ImageServices,
@@ -235,9 +267,7 @@ export async function reconcileInfraEnv(
   if (unboundPort(ctx.urls.serviceBaseUrl) || unboundPort(ctx.urls.imageServiceBaseUrl)) {
     return { requeueAfter: 1000 };
   }
-  const current = hasFinalizer(ie, INFRAENV_FINALIZER)
-    ? ie
-    : await addFinalizer(ctx.client, INFRA_ENV, ie, INFRAENV_FINALIZER);
+  const current = hasFinalizer(ie, INFRAENV_FINALIZER) ? ie : await addFinalizerAndMark(ctx, ie);
   if (!current) return;
 
   const outcome = await imageOutcome(ctx, services, config, current);

@@ -136,6 +136,17 @@ export async function ironicOverrideFor(
   return opts.ok ? ironicAgentOverride(record, opts.options) : undefined;
 }
 
+/**
+ * Whether the InfraEnv controller sets `enable-ironic-agent` itself, in the patch that adds its
+ * finalizer: the PPI controller would set it on its next pass (a PreprovisioningImage it serves is
+ * in the cache, an ironic URL is configured), so one metadata write does for two.
+ */
+export async function ironicAgentMarkDue(ctx: OperatorContext, ie: InfraEnv): Promise<boolean> {
+  if (ironicAgentEnabled(ie) || !ironicAgentAwaited(ctx, ie)) return false;
+  const icc = await iccSecretOf(ctx).current();
+  return ironicSettingsOf(ctx, icc).ironicBaseUrl !== '';
+}
+
 /** IP families of the networks of the cluster the InfraEnv is bound to (from the caches). */
 export function boundClusterFamilies(ctx: OperatorContext, ie: InfraEnv): Set<IpFamily> | undefined {
   const ref = ie.spec.clusterRef;

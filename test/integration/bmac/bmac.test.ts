@@ -343,7 +343,8 @@ describe('PreprovisioningImage (converged)', () => {
   it('builds the image of an InfraEnv whose PPI is already known once, with the ironic agent', async () => {
     // Issue 16: the image was built without the ironic agent, then again once the PPI controller's
     // annotation arrived (a status write and an Event more per ZTP site). With the PPI in the
-    // cache when the InfraEnv is first reconciled, its first image already carries the agent.
+    // cache when the InfraEnv is first reconciled, its first image already carries the agent, and
+    // the annotation rides on the finalizer's patch.
     const bmh = await client.create<BareMetalHost>(BARE_METAL_HOST, bmhObject(ns, 'host-once', 'ie-once'));
     await client.create(PREPROVISIONING_IMAGE, ppiObject('host-once', 'ie-once', bmh.metadata.uid ?? ''));
     await eventually(async () => op.ctx.mgr.existingInformer(PREPROVISIONING_IMAGE)?.get(ns, 'host-once'), {
@@ -381,6 +382,16 @@ describe('PreprovisioningImage (converged)', () => {
 
     const digests = new Set(versions.map((v) => v.status?.backend?.imageDigest).filter(Boolean));
     expect([...digests]).toEqual([settled.status?.backend?.imageDigest]);
+    // The mark the PPI controller would add came with the finalizer: one metadata write, not two.
+    const finalized = versions.filter((v) =>
+      v.metadata.finalizers?.includes('infraenv.agent-install.openshift.io/ai-deprovision'),
+    );
+    expect(finalized.length).toBeGreaterThan(0);
+    for (const v of finalized) {
+      expect(v.metadata.annotations?.['infraenv.agent-install.openshift.io/enable-ironic-agent']).toBe(
+        'true',
+      );
+    }
     const url = settled.status?.bootArtifacts?.discoveryIgnitionURL ?? '';
     const res = await fetch(url);
     expect(res.status).toBe(200);
