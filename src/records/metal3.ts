@@ -86,10 +86,14 @@ export function bmhsFencingWith(ctx: OperatorContext, secret: KubeObject): BareM
   return indexed(bareMetalHosts(ctx), BMH_BY_FENCING_SECRET, bmhByFencingSecret, value);
 }
 
-/** The PreprovisioningImages labelled with the InfraEnv. */
-export function ppisOfInfraEnv(ctx: OperatorContext, ie: InfraEnv): PreprovisioningImage[] {
+/** The PreprovisioningImages labelled with the InfraEnv (from the PPI informer, by default). */
+export function ppisOfInfraEnv(
+  ctx: OperatorContext,
+  ie: InfraEnv,
+  informer: Informer<PreprovisioningImage> = preprovisioningImages(ctx),
+): PreprovisioningImage[] {
   const value = keyOf(ie.metadata.namespace, ie.metadata.name ?? '');
-  return indexed(preprovisioningImages(ctx), PPI_BY_INFRAENV, ppiByInfraEnv, value);
+  return indexed(informer, PPI_BY_INFRAENV, ppiByInfraEnv, value);
 }
 
 /** The preferred format a PPI accepts: iso over initrd; undefined if neither. */
@@ -122,8 +126,5 @@ export function ironicAgentAwaited(ctx: OperatorContext, ie: InfraEnv): boolean 
   if (!ctx.convergedFlow || ie.metadata.deletionTimestamp) return false;
   const informer = ctx.mgr.existingInformer<PreprovisioningImage>(PREPROVISIONING_IMAGE);
   if (!informer) return false;
-  const value = keyOf(ie.metadata.namespace, ie.metadata.name ?? '');
-  return indexed(informer, PPI_BY_INFRAENV, ppiByInfraEnv, value).some(
-    (p) => !p.metadata.deletionTimestamp && ppiServedFrom(p, ie),
-  );
+  return ppisOfInfraEnv(ctx, ie, informer).some((p) => !p.metadata.deletionTimestamp && ppiServedFrom(p, ie));
 }

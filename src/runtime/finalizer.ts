@@ -39,6 +39,25 @@ function addPatch(obj: KubeObject, finalizer: string): Op[] {
   ];
 }
 
+/** JSON Pointer escaping of one path segment (RFC 6901): annotation keys hold `/`. */
+const pointerSegment = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
+
+/** Sets `annotations` in the same patch; a map that appears meanwhile fails the `test`. */
+function annotationOps(obj: KubeObject, annotations: Record<string, string> | undefined): Op[] {
+  if (!annotations || Object.keys(annotations).length === 0) return [];
+  if (!obj.metadata.annotations) {
+    return [
+      { op: 'test', path: '/metadata/annotations', value: null },
+      { op: 'add', path: '/metadata/annotations', value: annotations },
+    ];
+  }
+  return Object.entries(annotations).map(([k, v]) => ({
+    op: 'add' as const,
+    path: `/metadata/annotations/${pointerSegment(k)}`,
+    value: v,
+  }));
+}
+
 function removePatch(obj: KubeObject, index: number, finalizer: string): Op[] {
   const path = `/metadata/finalizers/${index}`;
   return [...uidTest(obj), { op: 'test', path, value: finalizer }, { op: 'remove', path }];
@@ -68,15 +87,22 @@ async function patchWithRetry<T extends KubeObject>(
   }
 }
 
-/** Adds `finalizer` if missing; returns the updated object (or undefined if it no longer exists). */
+/**
+ * Adds `finalizer` if missing; returns the updated object (or undefined if it no longer exists).
+ * `annotations`, if given, are set in the same patch (only when the finalizer is added): one write
+ * where a controller's first pass would otherwise make two.
+ */
 export function addFinalizer<T extends KubeObject>(
   client: KubeClient,
   res: ApiResource,
   obj: T,
   finalizer: string,
+  annotations?: Record<string, string>,
 ): Promise<T | undefined> {
   return patchWithRetry(client, res, obj, (cur) =>
-    hasFinalizer(cur, finalizer) ? undefined : addPatch(cur, finalizer),
+    hasFinalizer(cur, finalizer)
+      ? undefined
+      : [...addPatch(cur, finalizer), ...annotationOps(cur, annotations)],
   );
 }
 

@@ -46,8 +46,6 @@ import {
   hasFinalizer,
   type IndexFunc,
   isBeingDeleted,
-  isConflict,
-  isNotFound,
   type KubeObject,
   keyOf,
   objectKey,
@@ -213,31 +211,13 @@ function recordImageGenerated(ctx: OperatorContext, ie: InfraEnv, imageType: str
 
 /**
  * Adds the finalizer, and with it the ironic-agent mark when the PPI controller would add it next
- * (ironicAgentMarkDue): one write instead of two. On a conflict the finalizer alone, as usual.
+ * (ironicAgentMarkDue): one write instead of two.
  */
 async function addFinalizerAndMark(ctx: OperatorContext, ie: InfraEnv): Promise<InfraEnv | undefined> {
-  if (!(await ironicAgentMarkDue(ctx, ie))) {
-    return addFinalizer(ctx.client, INFRA_ENV, ie, INFRAENV_FINALIZER);
-  }
-  try {
-    return await ctx.client.patch<InfraEnv>(
-      INFRA_ENV,
-      ie.metadata.name ?? '',
-      ie.metadata.namespace,
-      'merge',
-      {
-        metadata: {
-          resourceVersion: ie.metadata.resourceVersion,
-          finalizers: [...(ie.metadata.finalizers ?? []), INFRAENV_FINALIZER],
-          annotations: { [INFRAENV_ENABLE_IRONIC_AGENT_ANNOTATION]: 'true' },
-        },
-      },
-    );
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    if (!isConflict(err)) throw err;
-    return addFinalizer(ctx.client, INFRA_ENV, ie, INFRAENV_FINALIZER);
-  }
+  const mark = (await ironicAgentMarkDue(ctx, ie))
+    ? { [INFRAENV_ENABLE_IRONIC_AGENT_ANNOTATION]: 'true' }
+    : undefined;
+  return addFinalizer(ctx.client, INFRA_ENV, ie, INFRAENV_FINALIZER, mark);
 }
 
 export async function reconcileInfraEnv(

@@ -178,6 +178,34 @@ describe('finalizers', () => {
     ]);
   });
 
+  it('adds annotations in the patch that adds the finalizer, keeping annotations another writer added meanwhile', async () => {
+    const ns = await newNamespace('rt-fin');
+    const ours = 'agent-install.openshift.io/test';
+    const mark = { 'example.io/mark': 'true' };
+    // No annotations yet, and someone adds the map after our read: the `test` fails, we retry.
+    const bare = await admin.create(ConfigMapResource, configMap(ns, 'bare'));
+    await admin.patch(ConfigMapResource, 'bare', ns, 'merge', {
+      metadata: { annotations: { 'other.io/a': '1' } },
+    });
+    const added = await requestsDuring(async () => {
+      const r = await addFinalizer(client, ConfigMapResource, bare, ours, mark);
+      expect(r?.metadata.finalizers).toEqual([ours]);
+      expect(r?.metadata.annotations).toEqual({ 'other.io/a': '1', 'example.io/mark': 'true' });
+    });
+    expect(added).toEqual(['PATCH bare 422', 'GET bare 200', 'PATCH bare 200']);
+    // With a finalizer already in place nothing is sent, annotations included.
+    const current = await admin.get(ConfigMapResource, 'bare', ns);
+    expect(
+      await requestsDuring(() =>
+        addFinalizer(client, ConfigMapResource, current, ours, { 'example.io/x': 'y' }),
+      ),
+    ).toEqual([]);
+    expect((await admin.get(ConfigMapResource, 'bare', ns)).metadata.annotations).toEqual({
+      'other.io/a': '1',
+      'example.io/mark': 'true',
+    });
+  });
+
   it('reconcileWithFinalizer: adds on live objects, cleans up on deletion, and the object goes once others let go', async () => {
     const ns = await newNamespace('rt-fin');
     const ours = 'agent-install.openshift.io/test';
