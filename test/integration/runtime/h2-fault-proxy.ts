@@ -1,7 +1,8 @@
 // An HTTP/2 (TLS) proxy in front of the real API server that breaks the HTTP/2 layer on purpose:
 // GOAWAY on every open session, RST_STREAM of open watches mid-stream, a "poisoned" session whose
 // every new stream is refused with ENHANCE_YOUR_CALM (what Node does to a session whose memory is
-// exhausted), and 429 answers with Retry-After (API Priority and Fairness). Sessions opened after a
+// exhausted), 429 answers with Retry-After (API Priority and Fairness), and answers lost after the
+// API server acted on a request (the stream reset where the answer would be). Sessions opened after a
 // fault are healthy again, so a client that opens a new connection recovers and one that keeps the
 // old one does not. Every request and session is logged so tests can count them.
 import {
@@ -43,6 +44,7 @@ export class H2FaultProxy {
   private readonly poisoned = new Set<Http2Session>();
   private readonly open = new Set<OpenStream>();
   private pending429: { retryAfterSeconds: number }[] = [];
+  private lost: { left: number; method: string; pathIncludes: string } | undefined;
   private nextSessionId = 1;
 
   private constructor(upstream: string, dispatcher: Dispatcher, caPem: string, cert: string, key: string) {
@@ -150,6 +152,22 @@ export class H2FaultProxy {
     for (let i = 0; i < n; i++) this.pending429.push({ retryAfterSeconds });
   }
 
+  /**
+   * The next `n` requests of `method` whose path includes `pathIncludes` reach the API server, and
+   * their answers are lost: the stream is reset (INTERNAL_ERROR) instead. Logged with the status
+   * the API server gave.
+   */
+  loseAnswers(n: number, method: string, pathIncludes: string): void {
+    this.lost = { left: n, method, pathIncludes };
+  }
+
+  private answerLost(method: string, path: string): boolean {
+    const l = this.lost;
+    if (!l || l.left <= 0 || method !== l.method || !path.includes(l.pathIncludes)) return false;
+    l.left--;
+    return true;
+  }
+
   async close(): Promise<void> {
     for (const s of this.sessions.keys()) s.destroy();
     await new Promise<void>((r) => this.server.close(() => r()));
@@ -215,6 +233,11 @@ export class H2FaultProxy {
     });
     log(up.statusCode);
     if (stream.destroyed || stream.closed) return;
+    if (this.answerLost(method, path)) {
+      await up.body.dump();
+      stream.close(constants.NGHTTP2_INTERNAL_ERROR);
+      return;
+    }
     const out: Record<string, string> = { ':status': String(up.statusCode) };
     for (const [k, v] of Object.entries(up.headers)) {
       if (HOP_BY_HOP.has(k) || v === undefined) continue;
