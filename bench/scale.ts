@@ -22,7 +22,10 @@
 // operator stopped, written to DIR and summarised by activity; bench/apiserver-profile.ts), --ztp
 // (each SNO cluster declared as a zero-touch-provisioning site: also its NMStateConfig, BMC Secret,
 // BareMetalHost and PreprovisioningImage, installs held; --hosts at most --clusters: the sites
-// past the hosts' are managed but their machines never boot, as installed sites' are).
+// past the hosts' are managed but their machines never boot, as installed sites' are), --applied
+// (the fleet's objects created as client-side `kubectl apply` creates them, as GitOps tools do by
+// default: each carries its manifest in the kubectl.kubernetes.io/last-applied-configuration
+// annotation).
 //
 // Phases: the API server's own write ceiling (a plain create loop of small ConfigMaps), then a
 // registration wave (register only, until the operator is quiet), an inventory wave (one inventory
@@ -41,6 +44,8 @@ import { setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import {
   AGENT_BMH_LABEL,
@@ -60,6 +65,7 @@ import {
   AGENT_CLUSTER_INSTALL,
   BARE_METAL_HOST,
   CLUSTER_DEPLOYMENT,
+  CLUSTER_IMAGE_SET,
   CONFIG_MAP,
   EVENT,
   INFRA_ENV,
@@ -70,7 +76,7 @@ import {
 } from '../src/records/resources.ts';
 import { createLogger, KubeClient } from '../src/runtime/index.ts';
 import { captureApiServerProfile, summariseApiServerProfile } from './apiserver-profile.ts';
-import { createClusters, type FleetShape, pool } from './fleet.ts';
+import { createClusters, type FleetShape, LAST_APPLIED_ANNOTATION, pool } from './fleet.ts';
 import { type Failures, FleetDriver, pct } from './fleet-driver.ts';
 import { measureIsoThroughput, serveFleetOsImage } from './iso-throughput.ts';
 import { startLoopBreakdown } from './loop-breakdown.ts';
@@ -115,6 +121,7 @@ const { values: flags } = parseArgs({
     'apiserver-profile': { type: 'string' },
     'apiserver-profile-seconds': { type: 'string', default: '8' },
     ztp: { type: 'boolean', default: false },
+    applied: { type: 'boolean', default: false },
   },
 });
 const CLUSTERS = Number(flags.clusters);
@@ -935,7 +942,7 @@ async function main(): Promise<void> {
     if (SHAPE === 'ztp') closeOsImage = await serveFleetOsImage(admin, join(dataDir, 'fleet-os-image'));
     const t0 = performance.now();
     const beforeFleet = new Map(counts);
-    const ies = await createClusters(admin, NS, CLUSTERS, CONCURRENCY, SHAPE);
+    const ies = await createClusters(admin, NS, CLUSTERS, CONCURRENCY, SHAPE, flags.applied);
     while (
       ies.some((ie) => !op.ctx.infraEnvById(ie.metadata.uid ?? '')) ||
       op.ctx.informers.agentClusterInstalls.store.list().length < CLUSTERS
@@ -947,6 +954,7 @@ async function main(): Promise<void> {
     if (SHAPE === 'ztp') await ztpImagesServed(op.ctx, counts);
     const settle = settled(diff(counts, beforeFleet), (performance.now() - t0) / 1000);
     if (SHAPE === 'ztp') Object.assign(settle, { ztp: ztpProgress(op.ctx, 'ZTP sites settled') });
+    Object.assign(settle, { cached: cachedJson(op.ctx) });
     driver = new FleetDriver(
       {
         base: `http://127.0.0.1:${op.hostServer.port}/api/assisted-install`,
@@ -1077,6 +1085,46 @@ function ztpProgress(ctx: OperatorContext, what: string) {
     what,
     `PPIs with an image ${r.ppisWithImage}/${CLUSTERS}, Agents ${r.agents}, paired with their BMH ${r.agentsPaired}, approved ${r.agentsApproved}`,
   );
+  return r;
+}
+
+/**
+ * What the operator's caches hold per cluster, as JSON (the heap they take follows it): all cached
+ * objects of the fleet's kinds, and of that the kubectl last-applied annotations (`--applied`).
+ */
+function cachedJson(ctx: OperatorContext) {
+  const kinds = [
+    CLUSTER_DEPLOYMENT,
+    AGENT_CLUSTER_INSTALL,
+    INFRA_ENV,
+    NMSTATE_CONFIG,
+    BARE_METAL_HOST,
+    PREPROVISIONING_IMAGE,
+    SECRET,
+    AGENT,
+    CLUSTER_IMAGE_SET,
+  ];
+  let all = 0;
+  let lastApplied = 0;
+  for (const kind of kinds) {
+    for (const obj of ctx.mgr.cache.existing(kind)?.store.list() ?? []) {
+      all += JSON.stringify(obj).length;
+      lastApplied += obj.metadata.annotations?.[LAST_APPLIED_ANNOTATION]?.length ?? 0;
+    }
+  }
+  // The driver is a worker thread or a process: this isolate's heap is the operator's and the bench's.
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
+  const r = {
+    kibPerCluster: all / 1024 / CLUSTERS,
+    lastAppliedKibPerCluster: lastApplied / 1024 / CLUSTERS,
+    heapAfterGcMiB: process.memoryUsage().heapUsed / 2 ** 20,
+  };
+  line(
+    'cached JSON per cluster (of it last-applied)',
+    `${r.kibPerCluster.toFixed(2)} KiB (${r.lastAppliedKibPerCluster.toFixed(2)} KiB)${flags.applied ? ', objects created as kubectl apply does' : ''}`,
+  );
+  line('operator thread heap after a full GC, fleet settled', `${r.heapAfterGcMiB.toFixed(0)} MiB`);
   return r;
 }
 
