@@ -17,7 +17,10 @@ export interface ResourceCacheOptions {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
-  /** Runs before caching; default strips managedFields. Must be the same for every user of the kind. */
+  /**
+   * Runs before caching; default stripForCache (managedFields, kubectl's last-applied annotation).
+   * Must be the same for every user of the kind.
+   */
   transform?: (obj: KubeObject) => KubeObject;
 }
 

@@ -136,4 +136,4 @@ export {
   type StoreDelta,
 } from './store.ts';
 export * from './types.ts';
-export { stripManagedFields, Watcher, type WatcherEvent } from './watcher.ts';
+export { LAST_APPLIED_ANNOTATION, stripForCache, Watcher, type WatcherEvent } from './watcher.ts';

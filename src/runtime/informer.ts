@@ -6,7 +6,7 @@ import { Backoff, type BackoffOptions } from './backoff.ts';
 import type { KubeClient } from './client.ts';
 import { Store } from './store.ts';
 import { type ApiResource, type KubeObject, keyOf, objectKey } from './types.ts';
-import { stripManagedFields, Watcher, type WatcherEvent, type WatchMetricsSink } from './watcher.ts';
+import { stripForCache, Watcher, type WatcherEvent, type WatchMetricsSink } from './watcher.ts';
 
 export interface EventHandler<T> {
   /** `fromList` is true for objects seen in a (re)list rather than a watch event. */
@@ -134,7 +134,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     const cached = this.get(namespace, name);
     if (cached || (!this.opts.labelSelector && !this.opts.fieldSelector)) return cached;
     const live = await this.opts.client.getIfExists<T>(this.resource, name, namespace);
-    return live ? (this.opts.transform ?? stripManagedFields)(live) : undefined;
+    return live ? (this.opts.transform ?? stripForCache)(live) : undefined;
   }
 
   /** Applies one watcher event to the store and notifies handlers. Public so tests can drive it. */

@@ -51,7 +51,7 @@ export interface WatcherOptions<T extends KubeObject> {
   /** Client idle timeout = server timeout + this. Default 5 s (kube-rs: 290 s server + 5 s). */
   idleMarginMs?: number;
   backoff?: Backoff;
-  /** Applied to every object before it is handed on; default strips metadata.managedFields. */
+  /** Applied to every object before it is handed on; default stripForCache. */
   transform?: (obj: T) => T;
   onEvent: (ev: WatcherEvent<T>) => void;
   /** The API server was heard from: a list page, any watch event, or a watch it closed on time. */
@@ -61,9 +61,20 @@ export interface WatcherOptions<T extends KubeObject> {
   random?: () => number;
 }
 
-/** Drops metadata.managedFields, typically the largest part of a small object, before caching. */
-export function stripManagedFields<T extends KubeObject>(obj: T): T {
-  if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
+/** The manifest client-side `kubectl apply` (and the GitOps tools that run it) keeps on each object. */
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * Drops what no reconciler reads before caching: metadata.managedFields, typically the largest part
+ * of a small object, and the last-applied annotation, the object's manifest a second time on a hub
+ * fed by `kubectl apply`. Writes patch the keys they set (or the status), so the stored annotation
+ * is kept; the annotations map stays, empty if need be, so a patch that tests for a missing map
+ * still sees what the server has.
+ */
+export function stripForCache<T extends KubeObject>(obj: T): T {
+  const m = obj.metadata;
+  if (m?.managedFields) delete m.managedFields;
+  if (m?.annotations?.[LAST_APPLIED_ANNOTATION] !== undefined) delete m.annotations[LAST_APPLIED_ANNOTATION];
   return obj;
 }
 
@@ -83,7 +94,7 @@ export class Watcher<T extends KubeObject> {
   constructor(opts: WatcherOptions<T>) {
     this.opts = opts;
     this.backoff = opts.backoff ?? new Backoff();
-    this.transform = opts.transform ?? stripManagedFields;
+    this.transform = opts.transform ?? stripForCache;
     this.random = opts.random ?? Math.random;
   }
 

@@ -10,7 +10,12 @@ import {
   type ObjectList,
   type WatchEvent,
 } from '../../../src/runtime/types.ts';
-import { type ListWatchClient, Watcher, type WatcherEvent } from '../../../src/runtime/watcher.ts';
+import {
+  LAST_APPLIED_ANNOTATION,
+  type ListWatchClient,
+  Watcher,
+  type WatcherEvent,
+} from '../../../src/runtime/watcher.ts';
 
 const logger = pino({ level: 'silent' });
 
@@ -277,5 +282,24 @@ describe('Watcher', () => {
     const objs = r.events.flatMap((e) => ('object' in e ? [e.object] : []));
     expect(objs).toHaveLength(2);
     for (const o of objs) expect(o.metadata.managedFields).toBeUndefined();
+  });
+
+  it("strips kubectl's last-applied annotation and keeps the others, and the map", async () => {
+    const applied = (name: string) => `{"kind":"ConfigMap","metadata":{"name":"${name}"}}\n`;
+    const r = await run(
+      [page('10', [cm('a', '1', { annotations: { [LAST_APPLIED_ANNOTATION]: applied('a'), keep: 'x' } })])],
+      [
+        {
+          events: [
+            {
+              type: 'ADDED',
+              object: cm('b', '11', { annotations: { [LAST_APPLIED_ANNOTATION]: applied('b') } }),
+            },
+          ],
+        },
+      ],
+    );
+    const objs = r.events.flatMap((e) => ('object' in e ? [e.object] : []));
+    expect(objs.map((o) => o.metadata.annotations)).toEqual([{ keep: 'x' }, {}]);
   });
 });
