@@ -13,6 +13,7 @@ import {
   CLUSTER_DEPLOYMENT,
   CLUSTER_IMAGE_SET,
   INFRA_ENV,
+  NAMESPACE,
   NMSTATE_CONFIG,
   PREPROVISIONING_IMAGE,
   SECRET,
@@ -61,10 +62,13 @@ function asApplied<T extends Manifest>(obj: T, applied: boolean): T {
   };
 }
 
-/** M SNO clusters in `ns`, cluster i's machine being host i (see FleetShape). */
+/**
+ * M SNO clusters in `namespace`, cluster i's machine being host i (see FleetShape). A function
+ * gives each site a namespace of its own, as ZTP hubs do, created here.
+ */
 export async function createClusters(
   client: KubeClient,
-  ns: string,
+  namespace: string | ((site: number) => string),
   count: number,
   concurrency: number,
   shape: FleetShape = 'plain',
@@ -83,6 +87,8 @@ export async function createClusters(
   const ies: InfraEnv[] = [];
   await pool(count, concurrency, async (i) => {
     const name = `sno-${i}`;
+    const ns = typeof namespace === 'string' ? namespace : namespace(i);
+    if (typeof namespace !== 'string') await client.create(NAMESPACE, { metadata: { name: ns } } as never);
     await client.create(
       SECRET,
       a({

@@ -25,7 +25,8 @@
 // past the hosts' are managed but their machines never boot, as installed sites' are), --applied
 // (the fleet's objects created as client-side `kubectl apply` creates them, as GitOps tools do by
 // default: each carries its manifest in the kubectl.kubernetes.io/last-applied-configuration
-// annotation).
+// annotation), --namespace-per-site (each site in a namespace of its own, as ZTP hubs keep them, and
+// the operator watching every namespace).
 //
 // Phases: the API server's own write ceiling (a plain create loop of small ConfigMaps), then a
 // registration wave (register only, until the operator is quiet), an inventory wave (one inventory
@@ -122,6 +123,7 @@ const { values: flags } = parseArgs({
     'apiserver-profile-seconds': { type: 'string', default: '8' },
     ztp: { type: 'boolean', default: false },
     applied: { type: 'boolean', default: false },
+    'namespace-per-site': { type: 'boolean', default: false },
   },
 });
 const CLUSTERS = Number(flags.clusters);
@@ -136,6 +138,14 @@ if (SHAPE === 'ztp' && HOSTS > CLUSTERS) {
 }
 const CEILING_CREATES = Number(flags.ceiling);
 const NS = 'bench';
+/** Where site i's objects live: all in NS, or (--namespace-per-site) each site in its own. */
+const SITE_NAMESPACE: string | ((site: number) => string) = flags['namespace-per-site']
+  ? (i) => `sno-${i}`
+  : NS;
+/** The operator's WATCH_NAMESPACE: the sites' namespace, or every namespace. */
+const WATCH_ENV: Record<string, string> = flags['namespace-per-site'] ? {} : { WATCH_NAMESPACE: NS };
+/** Where the fleet's objects are listed: NS, or every namespace (''). */
+const FLEET_NS = flags['namespace-per-site'] ? '' : NS;
 /**
  * A ZTP hub's metal3 ironic (never called here): the PreprovisioningImages' images carry its agent.
  * BMAC_IMAGE_COOLDOWN_MS from the environment shortens the 60 s image cool-down (CI's smoke).
@@ -403,7 +413,7 @@ async function spawnOperator(plane: ControlPlane, dataDir: string) {
       ...process.env,
       KUBECONFIG: plane.kubeconfigPath,
       POD_NAMESPACE: NS,
-      WATCH_NAMESPACE: NS,
+      ...WATCH_ENV,
       METRICS_BIND_ADDRESS: `127.0.0.1:${metrics}`,
       HEALTH_PROBE_BIND_ADDRESS: `127.0.0.1:${health}`,
       API_BIND_HOST: '127.0.0.1',
@@ -923,7 +933,7 @@ async function main(): Promise<void> {
     const config = loadOperatorConfig([], {
       KUBECONFIG: plane.kubeconfigPath,
       POD_NAMESPACE: NS,
-      WATCH_NAMESPACE: NS,
+      ...WATCH_ENV,
       LEADER_ELECT: 'false',
       METRICS_BIND_ADDRESS: '0',
       HEALTH_PROBE_BIND_ADDRESS: '0',
@@ -942,7 +952,7 @@ async function main(): Promise<void> {
     if (SHAPE === 'ztp') closeOsImage = await serveFleetOsImage(admin, join(dataDir, 'fleet-os-image'));
     const t0 = performance.now();
     const beforeFleet = new Map(counts);
-    const ies = await createClusters(admin, NS, CLUSTERS, CONCURRENCY, SHAPE, flags.applied);
+    const ies = await createClusters(admin, SITE_NAMESPACE, CLUSTERS, CONCURRENCY, SHAPE, flags.applied);
     while (
       ies.some((ie) => !op.ctx.infraEnvById(ie.metadata.uid ?? '')) ||
       op.ctx.informers.agentClusterInstalls.store.list().length < CLUSTERS
@@ -966,7 +976,7 @@ async function main(): Promise<void> {
         concurrency: CONCURRENCY,
         agentImage: op.ctx.settings.agentImage,
         kubeconfigPath: plane.kubeconfigPath,
-        namespace: NS,
+        namespace: FLEET_NS,
       },
       { separateProcess: flags['driver-process'], ownSession: flags['own-sessions'] },
     );
@@ -1155,7 +1165,7 @@ function settled(requests: Record<string, number>, seconds: number) {
 async function storedObjects(admin: KubeClient, plane: ControlPlane) {
   const kinds = [CLUSTER_DEPLOYMENT, AGENT_CLUSTER_INSTALL, INFRA_ENV, AGENT, SECRET, CONFIG_MAP, EVENT];
   if (SHAPE === 'ztp') kinds.push(NMSTATE_CONFIG, BARE_METAL_HOST, PREPROVISIONING_IMAGE);
-  const stored = await measureStoredObjects(admin, kinds, NS);
+  const stored = await measureStoredObjects(admin, kinds, FLEET_NS);
   const kib = (n: number) => (n / 1024).toFixed(1);
   for (const k of stored) {
     if (k.objects === 0) continue;
