@@ -407,8 +407,10 @@ async function procUsage(pid: number): Promise<{ cpuSeconds: number; rss: number
 /** The shipped entry point as its own process on `plane`, with its defaults (leader election, probes, host API). */
 async function spawnOperator(plane: ControlPlane, dataDir: string) {
   const [health, metrics, api] = [await freePort(), await freePort(), await freePort()];
-  const child = spawn(process.execPath, [...(flags['node-arg'] ?? []), 'src/cmd/operator.ts'], {
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const nodeArgs = flags['node-arg'] ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, 'src/cmd/operator.ts'], {
+    // Node flags may print to stdout (--trace-gc): kept then, with the operator's log (LOG_LEVEL).
+    stdio: ['ignore', nodeArgs.length > 0 ? 'inherit' : 'ignore', 'inherit'],
     env: {
       ...process.env,
       KUBECONFIG: plane.kubeconfigPath,
