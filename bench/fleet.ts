@@ -18,7 +18,7 @@ import {
   PREPROVISIONING_IMAGE,
   SECRET,
 } from '../src/records/resources.ts';
-import type { KubeClient } from '../src/runtime/index.ts';
+import { type ApiResource, type KubeClient, LAST_APPLIED_ANNOTATION } from '../src/runtime/index.ts';
 import { preprovisioningImageOf } from '../src/sim/metal3.ts';
 import { SimNetwork } from '../src/sim/network.ts';
 import { connectivityOutput, type ProbingMachine } from '../src/sim/steps.ts';
@@ -40,17 +40,17 @@ export async function pool(n: number, limit: number, work: (i: number) => Promis
  */
 export type FleetShape = 'plain' | 'ztp';
 
-/** The annotation `kubectl apply` (client-side, as GitOps tools run it by default) keeps on each object. */
-export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
-
 /** An object as created: what asApplied reads and writes of it. */
 type Manifest = { metadata: { name?: string; annotations?: Record<string, string> } };
+
+/** Creates an object of `res` (as kubectl apply would, with `--applied`) and returns it as stored. */
+type Create = <T extends Manifest>(res: ApiResource, obj: T) => Promise<T>;
 
 /**
  * `obj` as `kubectl apply` creates it when `applied`: annotated with its own manifest as JSON (the
  * manifest without that annotation, one line; `stringData` of a Secret included, as kubectl keeps it).
  */
-function asApplied<T extends Manifest>(obj: T, applied: boolean): T {
+export function asApplied<T extends Manifest>(obj: T, applied = true): T {
   if (!applied) return obj;
   const manifest = `${JSON.stringify(obj)}\n`;
   return {
@@ -74,89 +74,78 @@ export async function createClusters(
   shape: FleetShape = 'plain',
   applied = false,
 ): Promise<InfraEnv[]> {
-  const a = <T extends Manifest>(obj: T) => asApplied(obj, applied);
-  await client.create(
-    CLUSTER_IMAGE_SET,
-    a({
-      apiVersion: 'hive.openshift.io/v1',
-      kind: 'ClusterImageSet',
-      metadata: { name: 'bench-4.18' },
-      spec: { releaseImage: 'quay.io/openshift-release-dev/ocp-release:4.18.1-x86_64' },
-    }) as never,
-  );
+  const create: Create = (res, obj) => client.create(res, asApplied(obj, applied) as never);
+  await create(CLUSTER_IMAGE_SET, {
+    apiVersion: 'hive.openshift.io/v1',
+    kind: 'ClusterImageSet',
+    metadata: { name: 'bench-4.18' },
+    spec: { releaseImage: 'quay.io/openshift-release-dev/ocp-release:4.18.1-x86_64' },
+  });
   const ies: InfraEnv[] = [];
   await pool(count, concurrency, async (i) => {
     const name = `sno-${i}`;
     const ns = typeof namespace === 'string' ? namespace : namespace(i);
     if (typeof namespace !== 'string') await client.create(NAMESPACE, { metadata: { name: ns } } as never);
-    await client.create(
-      SECRET,
-      a({
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: `${name}-pull-secret`, namespace: ns },
-        type: 'kubernetes.io/dockerconfigjson',
-        stringData: { '.dockerconfigjson': '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}' },
-      }) as never,
-    );
-    await client.create(
-      CLUSTER_DEPLOYMENT,
-      a({
-        apiVersion: 'hive.openshift.io/v1',
-        kind: 'ClusterDeployment',
-        metadata: { name, namespace: ns },
-        spec: {
-          baseDomain: 'example.com',
-          clusterName: name,
-          clusterInstallRef: {
-            group: 'extensions.hive.openshift.io',
-            version: 'v1beta1',
-            kind: 'AgentClusterInstall',
-            name,
-          },
-          platform: { agentBareMetal: { agentSelector: {} } },
-          pullSecretRef: { name: `${name}-pull-secret` },
+    await create(SECRET, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `${name}-pull-secret`, namespace: ns },
+      type: 'kubernetes.io/dockerconfigjson',
+      stringData: { '.dockerconfigjson': '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}' },
+    });
+    await create(CLUSTER_DEPLOYMENT, {
+      apiVersion: 'hive.openshift.io/v1',
+      kind: 'ClusterDeployment',
+      metadata: { name, namespace: ns },
+      spec: {
+        baseDomain: 'example.com',
+        clusterName: name,
+        clusterInstallRef: {
+          group: 'extensions.hive.openshift.io',
+          version: 'v1beta1',
+          kind: 'AgentClusterInstall',
+          name,
         },
-      }) as never,
-    );
-    await client.create(
-      AGENT_CLUSTER_INSTALL,
-      a({
-        apiVersion: 'extensions.hive.openshift.io/v1beta1',
-        kind: 'AgentClusterInstall',
-        metadata: { name, namespace: ns },
-        spec: {
-          clusterDeploymentRef: { name },
-          imageSetRef: { name: 'bench-4.18' },
-          networking: {
-            clusterNetwork: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }],
-            serviceNetwork: ['172.30.0.0/16'],
-            machineNetwork: [{ cidr: '192.168.122.0/24' }],
-            networkType: 'OVNKubernetes',
-            userManagedNetworking: true,
-          },
-          provisionRequirements: { controlPlaneAgents: 1 },
-          // BMAC approves a ZTP site's Agent; held, the fleet stays under management without installing.
-          ...(shape === 'ztp' ? { holdInstallation: true } : {}),
+        platform: { agentBareMetal: { agentSelector: {} } },
+        pullSecretRef: { name: `${name}-pull-secret` },
+      },
+    });
+    await create(AGENT_CLUSTER_INSTALL, {
+      apiVersion: 'extensions.hive.openshift.io/v1beta1',
+      kind: 'AgentClusterInstall',
+      metadata: { name, namespace: ns },
+      spec: {
+        clusterDeploymentRef: { name },
+        imageSetRef: { name: 'bench-4.18' },
+        networking: {
+          clusterNetwork: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }],
+          serviceNetwork: ['172.30.0.0/16'],
+          machineNetwork: [{ cidr: '192.168.122.0/24' }],
+          networkType: 'OVNKubernetes',
+          userManagedNetworking: true,
         },
-      }) as never,
-    );
-    if (shape === 'ztp') await client.create(NMSTATE_CONFIG, a(nmStateConfig(ns, name, i)));
-    ies[i] = await client.create<InfraEnv>(
-      INFRA_ENV,
-      a({
-        apiVersion: 'agent-install.openshift.io/v1beta1',
-        kind: 'InfraEnv',
-        metadata: { name, namespace: ns },
-        spec: {
-          pullSecretRef: { name: `${name}-pull-secret` },
-          cpuArchitecture: 'x86_64',
-          clusterRef: { name, namespace: ns },
-          ...(shape === 'ztp' ? { nmStateConfigLabelSelector: { matchLabels: { 'bench-site': name } } } : {}),
-        },
-      } as InfraEnv),
-    );
-    if (shape === 'ztp') await createMachine(client, ns, name, i, applied);
+        provisionRequirements: { controlPlaneAgents: 1 },
+        // BMAC approves a ZTP site's Agent; held, the fleet stays under management without installing.
+        ...(shape === 'ztp' ? { holdInstallation: true } : {}),
+      },
+    });
+    if (shape === 'ztp') await create(NMSTATE_CONFIG, nmStateConfig(ns, name, i));
+    ies[i] = await create(INFRA_ENV, {
+      apiVersion: 'agent-install.openshift.io/v1beta1',
+      kind: 'InfraEnv',
+      metadata: { name, namespace: ns },
+      spec: {
+        pullSecretRef: { name: `${name}-pull-secret` },
+        cpuArchitecture: 'x86_64',
+        clusterRef: { name, namespace: ns },
+        ...(shape === 'ztp' ? { nmStateConfigLabelSelector: { matchLabels: { 'bench-site': name } } } : {}),
+      },
+    } as InfraEnv);
+    if (shape === 'ztp') {
+      // metal3 creates the PreprovisioningImage: never applied.
+      const bmh = await createMachine(create, ns, name, i);
+      await client.create(PREPROVISIONING_IMAGE, preprovisioningImageOf(bmh, 'x86_64'));
+    }
   });
   return ies;
 }
@@ -195,58 +184,39 @@ function nmStateConfig(ns: string, site: string, i: number) {
  * a ZTP site sets, and the PreprovisioningImage metal3 creates for it (src/sim/metal3.ts), so the
  * operator's PreprovisioningImage controller serves it.
  */
-async function createMachine(
-  client: KubeClient,
-  ns: string,
-  site: string,
-  i: number,
-  applied: boolean,
-): Promise<void> {
-  await client.create(
-    SECRET,
-    asApplied(
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: `${site}-bmc`, namespace: ns },
-        stringData: { username: 'admin', password: 'bench' },
+async function createMachine(create: Create, ns: string, site: string, i: number): Promise<BareMetalHost> {
+  await create(SECRET, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `${site}-bmc`, namespace: ns },
+    stringData: { username: 'admin', password: 'bench' },
+  });
+  return create(BARE_METAL_HOST, {
+    apiVersion: 'metal3.io/v1alpha1',
+    kind: 'BareMetalHost',
+    metadata: {
+      name: site,
+      namespace: ns,
+      labels: { [INFRAENV_LABEL]: site },
+      annotations: {
+        [BMH_HOSTNAME_ANNOTATION]: `${site}.example.com`,
+        [BMH_ROLE_ANNOTATION]: 'master',
+        'inspect.metal3.io': 'disabled',
       },
-      applied,
-    ) as never,
-  );
-  const bmh = await client.create<BareMetalHost>(
-    BARE_METAL_HOST,
-    asApplied(
-      {
-        apiVersion: 'metal3.io/v1alpha1',
-        kind: 'BareMetalHost',
-        metadata: {
-          name: site,
-          namespace: ns,
-          labels: { [INFRAENV_LABEL]: site },
-          annotations: {
-            [BMH_HOSTNAME_ANNOTATION]: `${site}.example.com`,
-            [BMH_ROLE_ANNOTATION]: 'master',
-            'inspect.metal3.io': 'disabled',
-          },
-        },
-        spec: {
-          online: true,
-          bootMACAddress: macOf(i),
-          bootMode: 'UEFI',
-          automatedCleaningMode: 'disabled',
-          rootDeviceHints: { deviceName: '/dev/vda' },
-          bmc: {
-            address: `redfish-virtualmedia://10.0.0.1/redfish/v1/Systems/${i}`,
-            credentialsName: `${site}-bmc`,
-            disableCertificateVerification: true,
-          },
-        },
-      } as BareMetalHost,
-      applied,
-    ),
-  );
-  await client.create(PREPROVISIONING_IMAGE, preprovisioningImageOf(bmh, 'x86_64'));
+    },
+    spec: {
+      online: true,
+      bootMACAddress: macOf(i),
+      bootMode: 'UEFI',
+      automatedCleaningMode: 'disabled',
+      rootDeviceHints: { deviceName: '/dev/vda' },
+      bmc: {
+        address: `redfish-virtualmedia://10.0.0.1/redfish/v1/Systems/${i}`,
+        credentialsName: `${site}-bmc`,
+        disableCertificateVerification: true,
+      },
+    },
+  } as BareMetalHost);
 }
 
 /** Host i's id (and Agent name). */

@@ -75,9 +75,9 @@ import {
   PREPROVISIONING_IMAGE,
   SECRET,
 } from '../src/records/resources.ts';
-import { createLogger, KubeClient } from '../src/runtime/index.ts';
+import { createLogger, KubeClient, LAST_APPLIED_ANNOTATION } from '../src/runtime/index.ts';
 import { captureApiServerProfile, summariseApiServerProfile } from './apiserver-profile.ts';
-import { createClusters, type FleetShape, LAST_APPLIED_ANNOTATION, pool } from './fleet.ts';
+import { createClusters, type FleetShape, pool } from './fleet.ts';
 import { type Failures, FleetDriver, pct } from './fleet-driver.ts';
 import { measureIsoThroughput, serveFleetOsImage } from './iso-throughput.ts';
 import { startLoopBreakdown } from './loop-breakdown.ts';

@@ -4,13 +4,15 @@
 // finalizers, the InfraEnv's ironic-agent mark, BMAC's label, finalizer and annotations, the watch
 // label on a referenced Secret. A ZTP site, converged flow, on the real API server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asApplied } from '../../../bench/fleet.ts';
 import {
   AGENTCLUSTERINSTALL_FINALIZER,
+  type BareMetalHost,
   BMH_FINALIZER,
   CLUSTERDEPLOYMENT_FINALIZER,
   INFRAENV_ENABLE_IRONIC_AGENT_ANNOTATION,
   INFRAENV_FINALIZER,
-  type PreprovisioningImage,
+  INFRAENV_LABEL,
   WATCH_LABEL,
 } from '../../../src/api/index.ts';
 import {
@@ -27,16 +29,10 @@ import {
   type KubeObject,
   LAST_APPLIED_ANNOTATION,
 } from '../../../src/runtime/index.ts';
+import { preprovisioningImageOf } from '../../../src/sim/metal3.ts';
 import { eventually, newNamespace } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
 import { clusterDeploymentObject, createImageSet, PULL_SECRET, snoAciObject } from '../cluster/harness.ts';
-
-/** `obj` as `kubectl apply` creates it: its manifest, one line of JSON, in the annotation. */
-function applied<T extends KubeObject>(obj: T): T {
-  const manifest = `${JSON.stringify(obj)}\n`;
-  const annotations = { ...obj.metadata.annotations, [LAST_APPLIED_ANNOTATION]: manifest };
-  return { ...obj, metadata: { ...obj.metadata, annotations } };
-}
 
 interface Site {
   res: ApiResource;
@@ -63,62 +59,38 @@ describe("kubectl's last-applied annotation", () => {
 
   it('is kept on every object the operator patches, and left out of its caches', async () => {
     const imageSet = await createImageSet(client);
+    // As `kubectl apply` creates it: its manifest, one line of JSON, in the annotation.
+    const apply = (res: ApiResource, obj: KubeObject) => client.create(res, asApplied(obj));
     const created = [
-      await client.create(
-        SECRET,
-        applied({
-          apiVersion: 'v1',
-          kind: 'Secret',
-          metadata: { name: 'pull-secret', namespace: ns },
-          type: 'kubernetes.io/dockerconfigjson',
-          stringData: { '.dockerconfigjson': PULL_SECRET },
-        } as KubeObject),
-      ),
-      await client.create(CLUSTER_DEPLOYMENT, applied(clusterDeploymentObject(ns, 'site'))),
-      await client.create(AGENT_CLUSTER_INSTALL, applied(snoAciObject(ns, 'site', imageSet))),
-    ];
-    const bmh = await client.create(
-      BARE_METAL_HOST,
-      applied({
-        apiVersion: 'metal3.io/v1alpha1',
-        kind: 'BareMetalHost',
-        metadata: { name: 'site', namespace: ns, labels: { 'infraenvs.agent-install.openshift.io': 'site' } },
-        spec: { online: true, bootMACAddress: '52:54:00:aa:bb:01' },
+      await apply(SECRET, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'pull-secret', namespace: ns },
+        type: 'kubernetes.io/dockerconfigjson',
+        stringData: { '.dockerconfigjson': PULL_SECRET },
       } as KubeObject),
-    );
-    // Created by metal3, not applied: known before the InfraEnv, so its first patch carries the mark.
-    await client.create<PreprovisioningImage>(PREPROVISIONING_IMAGE, {
+      await apply(CLUSTER_DEPLOYMENT, clusterDeploymentObject(ns, 'site')),
+      await apply(AGENT_CLUSTER_INSTALL, snoAciObject(ns, 'site', imageSet)),
+    ];
+    const bmh = await apply(BARE_METAL_HOST, {
       apiVersion: 'metal3.io/v1alpha1',
-      kind: 'PreprovisioningImage',
-      metadata: {
-        name: 'site',
-        namespace: ns,
-        labels: { 'infraenvs.agent-install.openshift.io': 'site' },
-        ownerReferences: [
-          {
-            apiVersion: 'metal3.io/v1alpha1',
-            kind: 'BareMetalHost',
-            name: 'site',
-            uid: bmh.metadata.uid ?? '',
-          },
-        ],
-      },
-      spec: { acceptFormats: ['iso'], architecture: 'x86_64' },
-    } as PreprovisioningImage);
+      kind: 'BareMetalHost',
+      metadata: { name: 'site', namespace: ns, labels: { [INFRAENV_LABEL]: 'site' } },
+      spec: { online: true, bootMACAddress: '52:54:00:aa:bb:01' },
+    } as KubeObject);
+    // Created by metal3, not applied: known before the InfraEnv, so its first patch carries the mark.
+    await client.create(PREPROVISIONING_IMAGE, preprovisioningImageOf(bmh as BareMetalHost, 'x86_64'));
     await eventually(async () => op.ctx.mgr.informer(PREPROVISIONING_IMAGE).get(ns, 'site'), {
       what: 'the PreprovisioningImage in the cache',
     });
     created.push(
       bmh,
-      await client.create(
-        INFRA_ENV,
-        applied({
-          apiVersion: 'agent-install.openshift.io/v1beta1',
-          kind: 'InfraEnv',
-          metadata: { name: 'site', namespace: ns },
-          spec: { pullSecretRef: { name: 'pull-secret' }, clusterRef: { name: 'site', namespace: ns } },
-        } as KubeObject),
-      ),
+      await apply(INFRA_ENV, {
+        apiVersion: 'agent-install.openshift.io/v1beta1',
+        kind: 'InfraEnv',
+        metadata: { name: 'site', namespace: ns },
+        spec: { pullSecretRef: { name: 'pull-secret' }, clusterRef: { name: 'site', namespace: ns } },
+      } as KubeObject),
     );
     const has = (o: KubeObject, finalizer: string) => o.metadata.finalizers?.includes(finalizer) ?? false;
     const sites: Site[] = [
