@@ -28,6 +28,12 @@ export interface FleetInit {
   /** Admin kubeconfig: the event → status phase watches Agents through the API server. */
   kubeconfigPath: string;
   namespace: string;
+  /**
+   * Each host polls its next steps every `POLL_SECONDS` from its registration until the
+   * idle phase, as the agent does while the waves go on: otherwise a host of a wave longer than
+   * the 3-minute check-in window is marked disconnected, and writes a real fleet does not.
+   */
+  pollDuringWaves?: boolean;
 }
 
 export type Failures = Record<string, number>;
@@ -40,6 +46,8 @@ export interface RegisterResult {
 
 export interface InventoryResult {
   seconds: number;
+  /** Next-steps polls the hosts sent on their own since registering (`pollDuringWaves`). */
+  wavePolls: number;
   /** Each inventory reply's POST, until its answer: the reply waits for its Agent's status write. */
   replyLatenciesMs: number[];
   failures: Failures;
@@ -226,10 +234,17 @@ export class FleetDriver {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
+/** Seconds between a host's next-steps polls, as the agent's default. */
+export const POLL_SECONDS = 10;
+
 /** The worker side: plays the hosts. */
 class Fleet {
   private readonly init: FleetInit;
   private readonly http: HttpAgent;
+  /** Hosts polling on their own between registration and the first polling phase. */
+  private readonly beats = new Map<number, NodeJS.Timeout>();
+  private wavePolls = 0;
+  private readonly waveFailures: Failures = {};
 
   constructor(init: FleetInit) {
     this.init = init;
@@ -273,6 +288,31 @@ class Fleet {
     return this.call('GET', `${this.hostPath(i)}/${hostId(i)}/instructions`, i);
   }
 
+  /** Host i polls every POLL_SECONDS until stopBeats(). */
+  private beat(i: number): void {
+    const next = setTimeout(async () => {
+      const status = await this.poll(i).catch(() => 0);
+      this.wavePolls++;
+      if (status !== 200) count(this.waveFailures, `wave poll ${status}`);
+      if (this.beats.has(i)) this.beat(i);
+    }, POLL_SECONDS * 1000);
+    this.beats.set(i, next);
+  }
+
+  /** The polling phases play every host's polls themselves; failures since the last report go to `into`. */
+  private stopBeats(into: Failures): void {
+    for (const t of this.beats.values()) clearTimeout(t);
+    this.beats.clear();
+    this.reportWaveFailures(into);
+  }
+
+  private reportWaveFailures(into: Failures): void {
+    for (const [k, n] of Object.entries(this.waveFailures)) {
+      into[k] = (into[k] ?? 0) + n;
+      delete this.waveFailures[k];
+    }
+  }
+
   async register(): Promise<RegisterResult> {
     const latenciesMs: number[] = [];
     const failures: Failures = {};
@@ -285,6 +325,7 @@ class Fleet {
       });
       latenciesMs.push(performance.now() - s);
       if (status !== 201) count(failures, `register ${status}`);
+      else if (this.init.pollDuringWaves) this.beat(i);
     });
     return { seconds: (performance.now() - t0) / 1000, latenciesMs, failures };
   }
@@ -302,16 +343,27 @@ class Fleet {
       const poll = await this.poll(i);
       if (poll !== 200) count(failures, `poll ${poll}`);
     });
-    return { seconds: (performance.now() - t0) / 1000, replyLatenciesMs, failures };
+    this.reportWaveFailures(failures);
+    return {
+      seconds: (performance.now() - t0) / 1000,
+      wavePolls: this.wavePolls,
+      replyLatenciesMs,
+      failures,
+    };
   }
 
   /** Every host polls its next steps every `intervalSeconds`, start times spread over one interval. */
   async idle(seconds: number, intervalSeconds: number): Promise<IdleResult> {
-    return this.polling('idle poll', seconds, intervalSeconds, async () => {});
+    const leftover: Failures = {};
+    this.stopBeats(leftover);
+    const r = await this.polling('idle poll', seconds, intervalSeconds, async () => {});
+    return { ...r, failures: { ...leftover, ...r.failures } };
   }
 
   /** Polls as idle does; a poll that hands out a connectivity check is answered with a full report. */
   async connectivity(seconds: number, intervalSeconds: number): Promise<ConnectivityWaveResult> {
+    const leftover: Failures = {};
+    this.stopBeats(leftover);
     const reportBytes: number[] = [];
     const replyLatenciesMs: number[] = [];
     const loop = monitorEventLoopDelay({ resolution: 10 });
@@ -339,7 +391,14 @@ class Fleet {
     );
     loop.disable();
     const driverLoopDelayMs = { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 };
-    return { ...polled, reports: reportBytes.length, reportBytes, replyLatenciesMs, driverLoopDelayMs };
+    return {
+      ...polled,
+      failures: { ...leftover, ...polled.failures },
+      reports: reportBytes.length,
+      reportBytes,
+      replyLatenciesMs,
+      driverLoopDelayMs,
+    };
   }
 
   /** Every host polls every `intervalSeconds` for `seconds`; `then` sees each 200 answer. */
@@ -384,6 +443,7 @@ class Fleet {
     const { hosts, namespace } = this.init;
     const admin = new KubeClient({ kubeConfig: loadKubeConfig(this.init.kubeconfigPath), qps: 0 });
     const failures: Failures = {};
+    this.stopBeats(failures);
     const latenciesMs: number[] = [];
     const pending = new Map<string, { mhz: number; sentAt: number; answeredAt?: number; seenAt?: number }>();
     const settle = (name: string) => {

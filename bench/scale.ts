@@ -10,7 +10,13 @@
 // --idle-hosts-seconds, --event-status-seconds, --connectivity-seconds, --installs-per-hour,
 // --events-per-install, --iso-mib (base ISO size of the ISO download phase, bench/iso-throughput.ts;
 // 0 skips it), --fleet-process-seconds (the shipped operator as its own process with the fleet in
-// place: start-up and RSS over that window; 0 skips it), --driver-process (the host driver as a
+// place: start-up and RSS over that window; 0 skips it), --fleet-process-variant 'WORDS' (repeatable:
+// that phase again on the same fleet with node flags and NAME=value environment settings in place
+// of the defaults, '' for the defaults again), --heap-profile-startup FILE (sampling heap profile
+// of the in-process operator's first --heap-profile-startup-seconds, default 30, from start with
+// the fleet in place: what is alive at the end and what major GCs collected, young garbage left
+// out), --poll-during-waves (every host polls every 10 s from its registration on, as the agent
+// does, instead of only in the polling phases), --driver-process (the host driver as a
 // child process instead of a worker thread: the operator's process is then the operator and the
 // bench's meters alone), --plane-nice N (kube-apiserver's and etcd's threads at nice N, so the
 // operator's thread wins a contended core; 0, the default, leaves all at equal priority),
@@ -78,9 +84,10 @@ import {
 import { createLogger, KubeClient, LAST_APPLIED_ANNOTATION } from '../src/runtime/index.ts';
 import { captureApiServerProfile, summariseApiServerProfile } from './apiserver-profile.ts';
 import { createClusters, type FleetShape, pool } from './fleet.ts';
-import { type Failures, FleetDriver, pct } from './fleet-driver.ts';
+import { type Failures, FleetDriver, POLL_SECONDS, pct } from './fleet-driver.ts';
 import { measureIsoThroughput, serveFleetOsImage } from './iso-throughput.ts';
 import { startLoopBreakdown } from './loop-breakdown.ts';
+import { deploymentMemoryLimit, type MemoryCgroup, memoryCgroup, quantityBytes } from './memory-cgroup.ts';
 import { measureStoredObjects } from './stored-objects.ts';
 import { measureWritesCeiling } from './writes-ceiling.ts';
 
@@ -92,7 +99,7 @@ import { measureWritesCeiling } from './writes-ceiling.ts';
  */
 const SNO_STATUS_EVENTS_PER_INSTALL = 14;
 /** How often an idle host asks for its next steps (the discovery agent's default and issue 16's driver). */
-const IDLE_POLL_SECONDS = 10;
+const IDLE_POLL_SECONDS = POLL_SECONDS;
 
 const { values: flags } = parseArgs({
   options: {
@@ -109,7 +116,10 @@ const { values: flags } = parseArgs({
     'profile-idle': { type: 'string' },
     'profile-connectivity': { type: 'string' },
     'heap-profile-wave': { type: 'string' },
+    'heap-profile-startup': { type: 'string' },
+    'heap-profile-startup-seconds': { type: 'string', default: '30' },
     'fleet-process-seconds': { type: 'string', default: '30' },
+    'fleet-process-variant': { type: 'string', multiple: true, default: [] },
     'idle-hosts-seconds': { type: 'string', default: '60' },
     'event-status-seconds': { type: 'string', default: '60' },
     'connectivity-seconds': { type: 'string', default: '120' },
@@ -124,6 +134,7 @@ const { values: flags } = parseArgs({
     ztp: { type: 'boolean', default: false },
     applied: { type: 'boolean', default: false },
     'namespace-per-site': { type: 'boolean', default: false },
+    'poll-during-waves': { type: 'boolean', default: false },
   },
 });
 const CLUSTERS = Number(flags.clusters);
@@ -257,13 +268,13 @@ function startProfiler(): Promise<Capture> {
  * `--heap-profile-wave FILE`: a sampling heap profile of everything the operator's thread allocates
  * in the wave, garbage included (what the event loop waits on in GC), for DevTools or a script.
  */
-function startHeapProfiler(): Promise<Capture> {
+function startHeapProfiler(youngGarbage = true): Promise<Capture> {
   return startCapture(
     (session) =>
       session.post('HeapProfiler.startSampling', {
         samplingInterval: 8192,
         includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
+        includeObjectsCollectedByMinorGC: youngGarbage,
       }),
     async (session) => (await session.post('HeapProfiler.stopSampling')).profile,
   );
@@ -405,10 +416,17 @@ async function procUsage(pid: number): Promise<{ cpuSeconds: number; rss: number
  * passes flags to that node (e.g. --cpu-prof).
  */
 /** The shipped entry point as its own process on `plane`, with its defaults (leader election, probes, host API). */
-async function spawnOperator(plane: ControlPlane, dataDir: string) {
+async function spawnOperator(
+  plane: ControlPlane,
+  dataDir: string,
+  nodeArgs = flags['node-arg'] ?? [],
+  env: Record<string, string> = {},
+  cgroup?: MemoryCgroup,
+) {
   const [health, metrics, api] = [await freePort(), await freePort(), await freePort()];
-  const nodeArgs = flags['node-arg'] ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, 'src/cmd/operator.ts'], {
+  const argv = [process.execPath, ...nodeArgs, 'src/cmd/operator.ts'];
+  const { command, args } = cgroup ? cgroup.wrap(argv) : { command: argv[0]!, args: argv.slice(1) };
+  const child = spawn(command, args, {
     // Node flags may print to stdout (--trace-gc): kept then, with the operator's log (LOG_LEVEL).
     stdio: ['ignore', nodeArgs.length > 0 ? 'inherit' : 'ignore', 'inherit'],
     env: {
@@ -423,6 +441,7 @@ async function spawnOperator(plane: ControlPlane, dataDir: string) {
       DATA_DIR: dataDir,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
       ...SHAPE_ENV,
+      ...env,
     },
   });
   const exited = new Promise((r) => child.once('exit', r));
@@ -453,12 +472,27 @@ async function sampleProcess(pid: number, ms: number) {
  * every object included): seconds to ready, and its RSS and CPU over `--fleet-process-seconds`.
  * The in-process figures include the driver thread; this one is the operator alone.
  */
-async function operatorProcessWithFleet(plane: ControlPlane, dataDir: string) {
+async function operatorProcessWithFleet(plane: ControlPlane, dataDir: string, variant?: string) {
   const seconds = Number(flags['fleet-process-seconds']);
+  // A variant is node flags, NAME=value environment settings and memory-limit=QUANTITY|deployment
+  // (the process in a memory cgroup of that limit, as in a pod), space-separated.
+  const words = variant?.split(' ').filter((a) => a !== '') ?? [];
+  const isEnv = (w: string) => /^[A-Z_][A-Z0-9_]*=/.test(w);
+  const limitWord = words.find((w) => w.startsWith('memory-limit='));
+  const nodeArgs = variant === undefined ? undefined : words.filter((w) => !isEnv(w) && w !== limitWord);
+  const env = Object.fromEntries(
+    words.filter(isEnv).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+  );
+  const label = variant === undefined ? '' : ` [${variant || 'defaults'}]`;
+  const cgroup = limitWord ? await limitedCgroup(limitWord.slice('memory-limit='.length)) : undefined;
   const s0 = performance.now();
-  const { child, ready, exited } = await spawnOperator(plane, dataDir);
+  const { child, ready, exited } = await spawnOperator(plane, dataDir, nodeArgs, env, cgroup);
   try {
-    await ready;
+    const died = exited.then(() => {
+      throw new Error(`operator exited (${child.signalCode ?? child.exitCode})`);
+    });
+    died.catch(() => undefined); // after ready, its exit on SIGTERM below is expected
+    await Promise.race([ready, died]);
     const startupSeconds = (performance.now() - s0) / 1000;
     const { first: atReady, last, peakRss: peak } = await sampleProcess(child.pid!, seconds * 1000);
     const mib = (b: number) => b / 1024 / 1024;
@@ -468,16 +502,44 @@ async function operatorProcessWithFleet(plane: ControlPlane, dataDir: string) {
       cpuSeconds: last.cpuSeconds,
       seconds,
     };
-    line('operator process, fleet in place: to ready', `${startupSeconds.toFixed(1)} s`);
+    line(`operator process, fleet in place: to ready${label}`, `${startupSeconds.toFixed(1)} s`);
     line(
-      `operator process RSS at ready / peak / after ${seconds} s`,
+      `operator process RSS at ready / peak / after ${seconds} s${label}`,
       `${r.rssMiB.atReady.toFixed(0)} / ${r.rssMiB.peak.toFixed(0)} / ${r.rssMiB.end.toFixed(0)} MiB (CPU ${r.cpuSeconds.toFixed(1)} s)`,
     );
+    if (cgroup) {
+      const u = await cgroup.usage();
+      line(
+        `operator process cgroup peak / OOM kills${label}`,
+        `${mib(u.peakBytes).toFixed(0)} MiB / ${u.oomKills}`,
+      );
+      return { ...r, cgroup: { peakMiB: mib(u.peakBytes), oomKills: u.oomKills } };
+    }
     return r;
+  } catch (err) {
+    const u = await cgroup?.usage();
+    line(
+      `operator process${label}`,
+      `${(err as Error).message}${u ? `, cgroup OOM kills ${u.oomKills}` : ''}`,
+    );
+    return { failed: (err as Error).message, cgroup: u };
   } finally {
     child.kill('SIGTERM');
     await exited;
+    await cgroup?.remove();
   }
+}
+
+/** A memory cgroup for the operator process: QUANTITY, or `deployment` for the shipped manifest's limit. */
+async function limitedCgroup(limit: string): Promise<MemoryCgroup | undefined> {
+  const quantity = limit === 'deployment' ? await deploymentMemoryLimit() : limit;
+  const cgroup = await memoryCgroup(quantityBytes(quantity), `aio-bench-${process.pid}`);
+  if (typeof cgroup === 'string') {
+    line('operator process memory limit', `${quantity}: ${cgroup}; run without`);
+    return undefined;
+  }
+  line('operator process memory limit', `${quantity} (${cgroup.dir})`);
+  return cgroup;
 }
 
 async function idle(minutes: number): Promise<void> {
@@ -714,6 +776,7 @@ async function inventoryWave(b: Bench) {
   const requests = diff(b.counts, before);
   const r = {
     seconds: inv.seconds,
+    wavePolls: inv.wavePolls,
     replyLatencyMs: latencySummary(inv.replyLatenciesMs),
     apiWritesPerHost: writesOf(new Map(Object.entries(requests))) / HOSTS,
     requests,
@@ -721,6 +784,7 @@ async function inventoryWave(b: Bench) {
     ...usage,
   };
   line('inventory wave', `${inv.seconds.toFixed(1)} s, ${r.apiWritesPerHost.toFixed(2)} writes/host`);
+  if (flags['poll-during-waves']) line('polls the hosts sent since registering', String(inv.wavePolls));
   line('inventory reply latency p50 / p99 / max', ms3(r.replyLatencyMs));
   line('inventory requests by verb', JSON.stringify(requests));
   line('reconciles per host by controller', JSON.stringify(r.reconcilesPerHost));
@@ -979,6 +1043,7 @@ async function main(): Promise<void> {
         agentImage: op.ctx.settings.agentImage,
         kubeconfigPath: plane.kubeconfigPath,
         namespace: FLEET_NS,
+        pollDuringWaves: flags['poll-during-waves'],
       },
       { separateProcess: flags['driver-process'], ownSession: flags['own-sessions'] },
     );
@@ -1056,6 +1121,10 @@ async function main(): Promise<void> {
     });
     const operatorProcess =
       Number(flags['fleet-process-seconds']) > 0 ? await operatorProcessWithFleet(plane, dataDir) : undefined;
+    const operatorProcessVariants = [];
+    for (const variant of flags['fleet-process-variant'] ?? []) {
+      operatorProcessVariants.push({ variant, ...(await operatorProcessWithFleet(plane, dataDir, variant)) });
+    }
     await mkdir(dirname(flags.out!), { recursive: true });
     const full = {
       ...report,
@@ -1063,6 +1132,7 @@ async function main(): Promise<void> {
       startupToReadySeconds: startupSeconds,
       isoThroughput: iso,
       operatorProcess,
+      operatorProcessVariants,
     };
     await writeFile(flags.out!, `${JSON.stringify(full, null, 2)}\n`);
     console.log(`report written to ${flags.out}`);
@@ -1232,12 +1302,18 @@ async function startupWithFleet(
   /** Runs on the restarted operator after the figure (the ISO download phase). */
   thenWhileUp?: (ctx: OperatorContext) => Promise<void>,
 ): Promise<number> {
+  const heapProfiler = flags['heap-profile-startup'] ? await startHeapProfiler(false) : undefined;
   const s0 = performance.now();
   const again = await startOperator(config, { kubeConfig: loadKubeConfig(plane.kubeconfigPath), logger });
   try {
     while (!again.ctx.mgr.isReady()) await new Promise((r) => setTimeout(r, 50));
     const startupSeconds = (performance.now() - s0) / 1000;
     line('operator start-up to ready (fleet in place)', `${startupSeconds.toFixed(1)} s`);
+    if (heapProfiler) {
+      const windowMs = Number(flags['heap-profile-startup-seconds']) * 1000;
+      await new Promise((r) => setTimeout(r, windowMs - (performance.now() - s0)));
+      await heapProfiler.stop(flags['heap-profile-startup']!);
+    }
     await thenWhileUp?.(again.ctx);
     return startupSeconds;
   } finally {
