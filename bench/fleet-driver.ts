@@ -30,8 +30,8 @@ export interface FleetInit {
   namespace: string;
   /**
    * Each host polls its next steps every `POLL_SECONDS` from its registration until the
-   * idle phase, as the agent does while the waves go on: otherwise a host of a wave longer than
-   * the 3-minute check-in window is marked disconnected, and writes a real fleet does not.
+   * idle phase, as agents go on polling while the waves last: otherwise a host of a wave longer
+   * than the 3-minute check-in window is marked disconnected, and writes a real fleet does not.
    */
   pollDuringWaves?: boolean;
 }
@@ -234,7 +234,10 @@ export class FleetDriver {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
-/** Seconds between a host's next-steps polls, as the agent's default. */
+/**
+ * Seconds between a host's next-steps polls: issue 16's load. The agent waits what the answer's
+ * `next_instruction_seconds` says (60 s by default), so this is six times a real fleet's polls.
+ */
 export const POLL_SECONDS = 10;
 
 /** The worker side: plays the hosts. */

@@ -11,12 +11,13 @@
 // --events-per-install, --iso-mib (base ISO size of the ISO download phase, bench/iso-throughput.ts;
 // 0 skips it), --fleet-process-seconds (the shipped operator as its own process with the fleet in
 // place: start-up and RSS over that window; 0 skips it), --fleet-process-variant 'WORDS' (repeatable:
-// that phase again on the same fleet with node flags and NAME=value environment settings in place
-// of the defaults, '' for the defaults again), --heap-profile-startup FILE (sampling heap profile
+// that phase again on the same fleet with node flags, NAME=value environment settings and
+// memory-limit=QUANTITY|deployment, bench/memory-cgroup.ts, in place of the defaults; '' for the
+// defaults again), --heap-profile-startup FILE (sampling heap profile
 // of the in-process operator's first --heap-profile-startup-seconds, default 30, from start with
 // the fleet in place: what is alive at the end and what major GCs collected, young garbage left
-// out), --poll-during-waves (every host polls every 10 s from its registration on, as the agent
-// does, instead of only in the polling phases), --driver-process (the host driver as a
+// out), --poll-during-waves (every host polls every 10 s from its registration on, as agents go
+// on polling, instead of only in the polling phases), --driver-process (the host driver as a
 // child process instead of a worker thread: the operator's process is then the operator and the
 // bench's meters alone), --plane-nice N (kube-apiserver's and etcd's threads at nice N, so the
 // operator's thread wins a contended core; 0, the default, leaves all at equal priority),
@@ -447,7 +448,9 @@ async function spawnOperator(
   const exited = new Promise((r) => child.once('exit', r));
   const ready = (async () => {
     while ((await fetch(`http://127.0.0.1:${health}/readyz`).catch(() => undefined))?.status !== 200) {
-      if (child.exitCode !== null) throw new Error(`operator exited ${child.exitCode}`);
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`operator exited ${child.signalCode ?? child.exitCode}`);
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   })();
@@ -1139,6 +1142,12 @@ async function main(): Promise<void> {
     if (Object.keys(b.failures).length > 0) {
       console.error(`bench-scale: the run broke: ${JSON.stringify(b.failures)}`);
       process.exitCode = 1;
+    }
+    for (const run of [operatorProcess, ...operatorProcessVariants]) {
+      if (run && 'failed' in run) {
+        console.error(`bench-scale: the run broke: the shipped operator process: ${run.failed}`);
+        process.exitCode = 1;
+      }
     }
   } finally {
     await driver?.stop();
