@@ -357,16 +357,11 @@ class Fleet {
 
   /** Every host polls its next steps every `intervalSeconds`, start times spread over one interval. */
   async idle(seconds: number, intervalSeconds: number): Promise<IdleResult> {
-    const leftover: Failures = {};
-    this.stopBeats(leftover);
-    const r = await this.polling('idle poll', seconds, intervalSeconds, async () => {});
-    return { ...r, failures: { ...leftover, ...r.failures } };
+    return this.polling('idle poll', seconds, intervalSeconds, async () => {});
   }
 
   /** Polls as idle does; a poll that hands out a connectivity check is answered with a full report. */
   async connectivity(seconds: number, intervalSeconds: number): Promise<ConnectivityWaveResult> {
-    const leftover: Failures = {};
-    this.stopBeats(leftover);
     const reportBytes: number[] = [];
     const replyLatenciesMs: number[] = [];
     const loop = monitorEventLoopDelay({ resolution: 10 });
@@ -396,7 +391,6 @@ class Fleet {
     const driverLoopDelayMs = { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 };
     return {
       ...polled,
-      failures: { ...leftover, ...polled.failures },
       reports: reportBytes.length,
       reportBytes,
       replyLatenciesMs,
@@ -413,6 +407,7 @@ class Fleet {
   ): Promise<IdleResult> {
     const latenciesMs: number[] = [];
     const failures: Failures = {};
+    this.stopBeats(failures);
     const { hosts } = this.init;
     const intervalMs = intervalSeconds * 1000;
     const t0 = performance.now();

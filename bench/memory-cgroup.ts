@@ -5,7 +5,7 @@
 
 import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { readManifests } from '../src/dev/apply.ts';
 
 const UNITS: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, K: 1e3, M: 1e6, G: 1e9 };
 
@@ -18,18 +18,14 @@ export function quantityBytes(q: string): number {
 
 /** The manager container's `resources.limits.memory` in config/manager/manager.yaml. */
 export async function deploymentMemoryLimit(file = 'config/manager/manager.yaml'): Promise<string> {
-  for (const doc of parseAllDocuments(await readFile(file, 'utf8'))) {
-    const d = doc.toJS() as {
-      kind?: string;
-      spec?: {
-        template?: {
-          spec?: { containers?: { name?: string; resources?: { limits?: { memory?: string } } }[] };
-        };
-      };
-    };
-    if (d?.kind !== 'Deployment') continue;
-    const manager = d.spec?.template?.spec?.containers?.find((c) => c.name === 'manager');
-    const limit = manager?.resources?.limits?.memory;
+  type Container = { name?: string; resources?: { limits?: { memory?: string } } };
+  for (const obj of await readManifests(file)) {
+    if (obj.kind !== 'Deployment') continue;
+    const spec = (obj as { spec?: unknown }).spec as
+      | { template?: { spec?: { containers?: Container[] } } }
+      | undefined;
+    const limit = spec?.template?.spec?.containers?.find((c) => c.name === 'manager')?.resources?.limits
+      ?.memory;
     if (limit) return limit;
   }
   throw new Error(`${file}: no memory limit on the manager container`);

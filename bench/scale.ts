@@ -100,7 +100,6 @@ import { measureWritesCeiling } from './writes-ceiling.ts';
  */
 const SNO_STATUS_EVENTS_PER_INSTALL = 14;
 /** How often an idle host asks for its next steps (the discovery agent's default and issue 16's driver). */
-const IDLE_POLL_SECONDS = POLL_SECONDS;
 
 const { values: flags } = parseArgs({
   options: {
@@ -491,11 +490,7 @@ async function operatorProcessWithFleet(plane: ControlPlane, dataDir: string, va
   const s0 = performance.now();
   const { child, ready, exited } = await spawnOperator(plane, dataDir, nodeArgs, env, cgroup);
   try {
-    const died = exited.then(() => {
-      throw new Error(`operator exited (${child.signalCode ?? child.exitCode})`);
-    });
-    died.catch(() => undefined); // after ready, its exit on SIGTERM below is expected
-    await Promise.race([ready, died]);
+    await ready;
     const startupSeconds = (performance.now() - s0) / 1000;
     const { first: atReady, last, peakRss: peak } = await sampleProcess(child.pid!, seconds * 1000);
     const mib = (b: number) => b / 1024 / 1024;
@@ -801,7 +796,7 @@ async function idleHosts(b: Bench) {
   const before = new Map(b.counts);
   const meter = await startMeter(b.plane, b.driver);
   const profiler = flags['profile-idle'] ? await startProfiler() : undefined;
-  const polls = await b.driver.idle(seconds, IDLE_POLL_SECONDS);
+  const polls = await b.driver.idle(seconds, POLL_SECONDS);
   if (profiler) await profiler.stop(flags['profile-idle']!);
   const usage = await meter.stop();
   const steadyRssMiB = process.memoryUsage().rss / 1024 / 1024;
@@ -828,7 +823,7 @@ async function idleHosts(b: Bench) {
   };
   line(
     'idle hosts',
-    `${HOSTS} polling every ${IDLE_POLL_SECONDS} s for ${r.seconds.toFixed(0)} s, ${r.polls} polls`,
+    `${HOSTS} polling every ${POLL_SECONDS} s for ${r.seconds.toFixed(0)} s, ${r.polls} polls`,
   );
   line('idle poll latency p50 / p99 / max', ms3(r.pollLatencyMs, 1));
   line(
@@ -877,7 +872,7 @@ async function connectivityWave(b: Bench) {
   const before = new Map(b.counts);
   const meter = await startMeter(b.plane, b.driver);
   const profiler = flags['profile-connectivity'] ? await startProfiler() : undefined;
-  const wave = await b.driver.connectivity(seconds, IDLE_POLL_SECONDS);
+  const wave = await b.driver.connectivity(seconds, POLL_SECONDS);
   await quiet(b.counts);
   if (profiler) await profiler.stop(flags['profile-connectivity']!);
   const usage = await meter.stop();
@@ -899,7 +894,7 @@ async function connectivityWave(b: Bench) {
   };
   line(
     'connectivity checks',
-    `${HOSTS} hosts polling every ${IDLE_POLL_SECONDS} s for ${wave.seconds.toFixed(0)} s: ${wave.polls} polls, ${wave.reports} reports`,
+    `${HOSTS} hosts polling every ${POLL_SECONDS} s for ${wave.seconds.toFixed(0)} s: ${wave.polls} polls, ${wave.reports} reports`,
   );
   line('report size p50 / max', `${kib.p50.toFixed(0)} / ${kib.max.toFixed(0)} KiB`);
   line('report POST p50 / p99 / max', ms3(r.replyLatencyMs));
