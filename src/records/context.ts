@@ -23,6 +23,7 @@ import {
   type Manager,
   type ResourceCacheOptions,
 } from '../runtime/index.ts';
+import { agentForCache } from './agents/cache.ts';
 import { ServiceUrlState, type ServiceUrls, type UrlsListener } from './base-urls.ts';
 import { listenBaseUrl, type OperatorSettings } from './config.ts';
 import { HostFactsStore } from './facts.ts';
@@ -61,11 +62,15 @@ import {
   SECRET,
 } from './resources.ts';
 
-/** Secrets and ConfigMaps are cached only when labelled for it (assisted-service does the same). */
+/**
+ * Secrets and ConfigMaps are cached only when labelled for it (assisted-service does the same);
+ * Agents without the large backup annotations' text (records/agents/cache.ts).
+ */
 export function operatorCacheOptions(): ResourceCacheOptions[] {
   return [
     { resource: SECRET, labelSelector: `${WATCH_LABEL}=true` },
     { resource: CONFIG_MAP, labelSelector: `${WATCH_LABEL}=true` },
+    { resource: AGENT, transform: agentForCache },
   ];
 }
 

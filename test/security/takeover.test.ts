@@ -1,12 +1,16 @@
 // No take-over (issue 13, item 3): a host id that already has an Agent of another live InfraEnv
 // cannot be registered through a second InfraEnv's token — 409 in upstream's error shape, the
 // Agent unchanged (still approved, bound and owned by the first InfraEnv) and a Warning Event on
-// it. An Agent whose InfraEnv is gone is still taken over, as upstream does.
+// it. An Agent whose InfraEnv is gone is still taken over, as upstream does, built on the Agent
+// as stored: the cache's copy lacks kubectl's last-applied manifest and holds digests of the
+// backup annotations, and a PUT of it would store those.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, InfraEnv } from '../../src/api/index.ts';
+import { AGENT_INVENTORY_ANNOTATION, AGENT_VALIDATIONS_INFO_ANNOTATION } from '../../src/api/index.ts';
+import { isBackupDigest } from '../../src/records/agents/cache.ts';
 import { AGENT, EVENT } from '../../src/records/resources.ts';
-import type { KubeObject } from '../../src/runtime/index.ts';
+import { type KubeClient, type KubeObject, LAST_APPLIED_ANNOTATION } from '../../src/runtime/index.ts';
 import { REGISTRATION_CONFLICT_REASON } from '../../src/server/hosts/registration.ts';
 import { eventually, newNamespace } from '../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../harness/operator.ts';
@@ -115,4 +119,84 @@ describe('registering a host id that another InfraEnv holds', () => {
     );
     expect(agent.spec.approved).toBe(false);
   });
+
+  it("an orphan taken over keeps its annotations as stored, not the cache's copies of them", async () => {
+    const hostId = randomUUID();
+    const manifest = JSON.stringify({ kind: 'Agent', metadata: { name: hostId }, spec: { approved: true } });
+    await op.ctx.client.create<Agent>(AGENT, {
+      apiVersion: 'agent-install.openshift.io/v1beta1',
+      kind: 'Agent',
+      metadata: {
+        name: hostId,
+        namespace: ns,
+        labels: { 'infraenvs.agent-install.openshift.io': 'deleted-one' },
+        annotations: {
+          [LAST_APPLIED_ANNOTATION]: manifest,
+          [AGENT_INVENTORY_ANNOTATION]: '{"hostname":"orphan"}',
+          [AGENT_VALIDATIONS_INFO_ANNOTATION]: '{"hardware":[]}',
+        },
+      },
+      spec: { approved: true, role: '' },
+    } as unknown as Agent);
+    // A state, as an Agent that was registered has (the operator may write one first: retried).
+    await eventually(
+      async () => {
+        const live = await op.ctx.client.get<Agent>(AGENT, hostId, ns);
+        if (live.status?.debugInfo?.state) return true;
+        const status = { debugInfo: { state: 'known-unbound' } };
+        return op.ctx.client.replaceStatus<Agent>(AGENT, { ...live, status } as Agent).then(
+          () => true,
+          () => undefined,
+        );
+      },
+      { what: 'orphan Agent with a state' },
+    );
+    const cached = await eventually(
+      async () => {
+        const a = op.ctx.informers.agents.get(ns, hostId);
+        return a?.status?.debugInfo?.state ? a : undefined;
+      },
+      { what: 'orphan Agent with its state in cache' },
+    );
+    expect(isBackupDigest(cached.metadata.annotations?.[AGENT_VALIDATIONS_INFO_ANNOTATION])).toBe(true);
+
+    const sent = recordAgentWrites(op.ctx.client);
+    const reply = await eventually(
+      async () => {
+        const r = await register(second, hostId);
+        return r.status === 503 ? undefined : r;
+      },
+      { what: 'registration past 503 answers' },
+    );
+    expect(reply.status, reply.text).toBe(201);
+    const agent = await waitForAgent(
+      op.ctx.client,
+      ns,
+      hostId,
+      (a) => a.metadata.ownerReferences?.[0]?.uid === second.metadata.uid,
+      'taken over by the second InfraEnv',
+    );
+    expect(agent.metadata.annotations?.[LAST_APPLIED_ANNOTATION]).toBe(manifest);
+    const put = sent.find((w) => w.method === 'PUT' && !w.path.includes('/status'));
+    expect(put?.body, "the takeover's PUT").toContain(AGENT_VALIDATIONS_INFO_ANNOTATION);
+    // Status writes carry the cached metadata, which the API server ignores on that subresource.
+    const metadataWrites = sent.filter((w) => !w.path.includes('/status'));
+    expect(metadataWrites.filter((w) => w.body.includes('cached-sha256:'))).toEqual([]);
+  });
 });
+
+/** The bodies of the operator's writes to Agents from now on. */
+function recordAgentWrites(kube: KubeClient): { method: string; path: string; body: string }[] {
+  const out: { method: string; path: string; body: string }[] = [];
+  const target = kube as unknown as {
+    send: (m: string, p: string, o: { body?: unknown; bodyText?: string }) => Promise<unknown>;
+  };
+  const send = target.send.bind(kube);
+  target.send = (method, path, opts) => {
+    if (method !== 'GET' && path.includes('/agents/')) {
+      out.push({ method, path, body: opts.bodyText ?? JSON.stringify(opts.body ?? null) });
+    }
+    return send(method, path, opts);
+  };
+  return out;
+}

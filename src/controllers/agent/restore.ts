@@ -14,6 +14,7 @@ import {
   HOST_STATES,
 } from '../../api/index.ts';
 import type { Inventory } from '../../core/inventory.ts';
+import { hasHostState } from '../../records/agents/cache.ts';
 import { ownerInfraEnvUid } from '../../records/hosts/access.ts';
 import { inventoryToStatus } from '../../records/index.ts';
 
@@ -32,7 +33,8 @@ function parse<T>(text: string | undefined): T | undefined {
  * when that cluster exists; the host is restored as bound to it.
  */
 export function restoreFromAnnotations(agent: Agent, clusterId: string | undefined): Agent | undefined {
-  if (agent.status?.debugInfo?.state) return undefined;
+  // The cache keeps these annotations whole on exactly such an Agent (records/agents/cache.ts).
+  if (hasHostState(agent)) return undefined;
   const ann = agent.metadata.annotations ?? {};
   if (!ann[AGENT_STATE_ANNOTATION] && !ann[AGENT_INVENTORY_ANNOTATION]) return undefined;
   const stored = ann[AGENT_STATE_ANNOTATION] ?? '';

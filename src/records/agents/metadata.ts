@@ -25,6 +25,7 @@ import {
 import type { Host } from '../../core/model.ts';
 import type { OwnerReference } from '../../runtime/index.ts';
 import { stableJson } from '../../util/stable-json.ts';
+import { sameAnnotationValue } from './cache.ts';
 
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
@@ -122,7 +123,7 @@ export function agentMetadataPatch(m: MetadataInputs): Record<string, unknown> |
     for (const [k, v] of Object.entries(want)) {
       if (v === undefined) {
         if (k in have) out[k] = null;
-      } else if (have[k] !== v) out[k] = v;
+      } else if (!sameAnnotationValue(k, have[k], v)) out[k] = v;
     }
     return out;
   };

@@ -151,9 +151,11 @@ function takeOverConflict(ctx: OperatorContext, existing: Agent, ie: InfraEnv): 
 }
 
 /**
- * Replaces an orphaned Agent. The cached copy may be older than the live one (its controller just
- * wrote it): on a conflict the live Agent is read and, if it is still an orphan, replaced instead;
- * anything else is a 503 the agent retries.
+ * Replaces an orphaned Agent, built on the live one: the cached copy may be older (its controller
+ * just wrote it), and it does not hold every annotation as stored (the cache drops kubectl's
+ * last-applied manifest and keeps only digests of the large backup annotations), while a PUT
+ * stores exactly what it is given. A conflict reads it again; anything else is a 503 the agent
+ * retries.
  */
 async function takeOver(
   ctx: OperatorContext,
@@ -161,13 +163,7 @@ async function takeOver(
   existing: Agent,
   skeleton: (base: Agent) => Agent,
 ): Promise<Outcome<Agent>> {
-  let base = existing;
   for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      return ok(await ctx.client.replace<Agent>(AGENT, skeleton(base)));
-    } catch (err) {
-      if (!isConflict(err)) throw err;
-    }
     const live = await ctx.client.getIfExists<Agent>(
       AGENT,
       existing.metadata.name ?? '',
@@ -176,7 +172,13 @@ async function takeOver(
     if (!live || live.metadata.deletionTimestamp || agentBelongsTo(live, ie)) break;
     const conflict = takeOverConflict(ctx, live, ie);
     if (conflict) return conflict;
-    base = live;
+    // Without managedFields the server keeps the stored ones and records this write in them.
+    const base = { ...live, metadata: { ...live.metadata, managedFields: undefined } } as Agent;
+    try {
+      return ok(await ctx.client.replace<Agent>(AGENT, skeleton(base)));
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+    }
   }
   return fail(503, `host ${existing.metadata.name} changed while registering, register again`);
 }
