@@ -1028,7 +1028,7 @@ async function main(): Promise<void> {
     if (SHAPE === 'ztp') await ztpImagesServed(op.ctx, counts);
     const settle = settled(diff(counts, beforeFleet), (performance.now() - t0) / 1000);
     if (SHAPE === 'ztp') Object.assign(settle, { ztp: ztpProgress(op.ctx, 'ZTP sites settled') });
-    Object.assign(settle, { cached: cachedJson(op.ctx) });
+    Object.assign(settle, { cached: cachedJson(op.ctx, 'fleet settled') });
     driver = new FleetDriver(
       {
         base: `http://127.0.0.1:${op.hostServer.port}/api/assisted-install`,
@@ -1076,6 +1076,7 @@ async function main(): Promise<void> {
     const eventToStatus = await eventStatus(b);
     const connectivity = await connectivityWave(b);
     const peakRss = await rssSampler.stop();
+    const cachedWithHosts = cachedJson(op.ctx, 'hosts in place');
     const stored = await storedObjects(admin, plane);
     const agents = op.ctx.informers.agents.store.list().length;
     if (agents !== HOSTS) b.failures[`Agents in cache ${agents}, not ${HOSTS}`] = 1;
@@ -1103,6 +1104,7 @@ async function main(): Promise<void> {
       eventToStatus,
       connectivity,
       peakRssMiB: peakRss / 1024 / 1024,
+      cachedWithHosts,
       stored,
       agentsInCache: agents,
       failures: b.failures,
@@ -1176,9 +1178,10 @@ function ztpProgress(ctx: OperatorContext, what: string) {
 
 /**
  * What the operator's caches hold per cluster, as JSON (the heap they take follows it): all cached
- * objects of the fleet's kinds, and of that the kubectl last-applied annotations (`--applied`).
+ * objects of the fleet's kinds, and of that the kubectl last-applied annotations (`--applied`);
+ * `when` the fleet's hosts are in place, the cached Agents' JSON per Agent too.
  */
-function cachedJson(ctx: OperatorContext) {
+function cachedJson(ctx: OperatorContext, when: 'fleet settled' | 'hosts in place') {
   const kinds = [
     CLUSTER_DEPLOYMENT,
     AGENT_CLUSTER_INSTALL,
@@ -1192,25 +1195,31 @@ function cachedJson(ctx: OperatorContext) {
   ];
   let all = 0;
   let lastApplied = 0;
+  let agentJson = 0;
   for (const kind of kinds) {
     for (const obj of ctx.mgr.cache.existing(kind)?.store.list() ?? []) {
-      all += JSON.stringify(obj).length;
+      const bytes = JSON.stringify(obj).length;
+      all += bytes;
+      if (kind === AGENT) agentJson += bytes;
       lastApplied += obj.metadata.annotations?.[LAST_APPLIED_ANNOTATION]?.length ?? 0;
     }
   }
+  const agents = ctx.informers.agents.store.list().length;
   // The driver is a worker thread or a process: this isolate's heap is the operator's and the bench's.
   v8.setFlagsFromString('--expose-gc');
   (vm.runInNewContext('gc') as () => void)();
   const r = {
     kibPerCluster: all / 1024 / CLUSTERS,
     lastAppliedKibPerCluster: lastApplied / 1024 / CLUSTERS,
+    ...(agents > 0 ? { kibPerAgent: agentJson / 1024 / agents } : {}),
     heapAfterGcMiB: process.memoryUsage().heapUsed / 2 ** 20,
   };
   line(
-    'cached JSON per cluster (of it last-applied)',
+    `cached JSON per cluster (of it last-applied), ${when}`,
     `${r.kibPerCluster.toFixed(2)} KiB (${r.lastAppliedKibPerCluster.toFixed(2)} KiB)${flags.applied ? ', objects created as kubectl apply does' : ''}`,
   );
-  line('operator thread heap after a full GC, fleet settled', `${r.heapAfterGcMiB.toFixed(0)} MiB`);
+  if (r.kibPerAgent !== undefined) line('cached JSON per Agent', `${r.kibPerAgent.toFixed(2)} KiB`);
+  line(`operator thread heap after a full GC, ${when}`, `${r.heapAfterGcMiB.toFixed(0)} MiB`);
   return r;
 }
 
