@@ -141,7 +141,10 @@ export function register(ctx: OperatorContext): void {
   ctx.onUrlsChange(enqueueAll);
 }
 
-/** Builds the ignition (and static network files) once, so their errors reach the condition. */
+/**
+ * Builds the static network files and the ignition once, so their errors reach the condition. The
+ * ignition embeds the files built here rather than generating them again (issue 16).
+ */
 function buildProblem(
   ctx: OperatorContext,
   services: ImageServices,
@@ -150,11 +153,12 @@ function buildProblem(
   const network = staticNetworkFiles(inputs.record);
   if (network && 'error' in network) return { kind: 'error', clientError: true, message: network.error };
   const id = inputs.infraEnv.metadata.uid ?? '';
-  const built = discoveryIgnition(inputs, {
+  const settings = {
     serviceBaseUrl: ctx.urls.serviceBaseUrl,
     agentImage: ctx.settings.agentImage,
     agentToken: services.agentToken(id),
-  });
+  };
+  const built = discoveryIgnition(inputs, settings, inputs.imageType, network);
   return built.ok ? undefined : { kind: 'error', clientError: true, message: built.error };
 }
 

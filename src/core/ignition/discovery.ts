@@ -13,6 +13,7 @@ import {
   DEFAULT_MIN_VERSION_FOR_NMSTATECTL,
   generateStaticNetworkFiles,
   type KeyfileGenerator,
+  type StaticNetworkFile,
   type StaticNetworkFlavour,
   sortStaticNetworkConfig,
 } from './static-network.ts';
@@ -76,8 +77,20 @@ export interface DiscoveryIgnitionOptions {
   minNmstatectlVersion?: string;
   /** Needed for the keyfile flavour: nmstate YAML → NetworkManager keyfiles. */
   keyfileGenerator?: KeyfileGenerator;
+  /**
+   * The infra-env's static network files as generateStaticNetworkFiles made them from its sorted
+   * config, when the caller has them already (the ramdisk needs them too): embedded as they are,
+   * instead of choosing the flavour and generating them again. Wins over the three options above.
+   */
+  staticNetwork?: GeneratedStaticNetwork;
   /** Converged flow: replaces the infra-env's internal override with the ironic agent additions. */
   ironicAgent?: IronicAgentOptions;
+}
+
+/** Static network files generated for an infra-env and the flavour they were generated in. */
+export interface GeneratedStaticNetwork {
+  flavour: StaticNetworkFlavour;
+  files: StaticNetworkFile[];
 }
 
 export interface DiscoveryIgnition {
@@ -385,6 +398,8 @@ function staticNetworkPart(
   const configs = infraEnv.static_network_config ?? [];
   const imageType = options.imageType ?? infraEnv.type ?? 'full-iso';
   if (configs.length === 0 || imageType !== 'full-iso') return {};
+  if (options.staticNetwork)
+    return { flavour: options.staticNetwork.flavour, files: options.staticNetwork.files };
   const sorted = sortStaticNetworkConfig(configs);
   const flavour =
     options.staticNetworkFlavour ??

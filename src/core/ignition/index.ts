@@ -6,6 +6,7 @@ export {
   DISCOVERY_IGNITION_VERSION,
   type DiscoveryIgnition,
   type DiscoveryIgnitionOptions,
+  type GeneratedStaticNetwork,
   type MirrorRegistries,
   renderDiscoveryTemplate,
   SERVICE_CA_CERT_PATH_ON_HOST,

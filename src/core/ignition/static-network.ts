@@ -1,7 +1,7 @@
 // Static network configuration (core.md §8.3): validation, the stored sort order, and the files
 // placed under /etc/assisted/network/host<N>/ — keyfiles (OCP < 4.18) or an nmpolicy (≥ 4.18).
 
-import { isMap, isSeq, parseDocument, stringify } from 'yaml';
+import { type Document, isMap, isSeq, parseDocument, stringify, visit } from 'yaml';
 import type { InfraEnv } from '../model.ts';
 import { baseVersionAtLeast } from '../version.ts';
 
@@ -65,13 +65,94 @@ interface NmInterface {
 /** How nmstate reports a document it cannot read into its network state. */
 const INVALID_YAML = 'InvalidArgument: Invalid YAML string:';
 
-function parseNetworkYaml(networkYaml: string): { doc?: Record<string, unknown>; error?: string } {
-  if (networkYaml === '') return { error: 'cannot generate configuration with an empty host YAML' };
+/** One host YAML as read once, for every reader of the same text. */
+interface ReadNetworkYaml {
+  /** The first syntax error, as nmstate words it; the document is not converted then. */
+  syntaxError?: string;
+  /** `toJS()` of the document; plain objects and arrays in it are frozen (shared by every reader). */
+  value?: unknown;
+  /**
+   * The value is a tree made one to one from the document's untagged maps and sequences: no
+   * aliases, no tags on collections, no YAML 1.1 merge keys, no errors or warnings. Only then is
+   * editing a copy of the value the same as editing the document (nmPolicyYaml).
+   */
+  plainTree: boolean;
+}
+
+/**
+ * Read YAML texts, least recently used first. One reconcile reads each host's YAML to validate it,
+ * to choose the flavour and to generate the files; parsing it each time put 53 MiB of old-generation
+ * allocation in the start-up heap profile at 1,000 InfraEnvs (issue 16). Bounded in entries and
+ * characters so large documents are not kept alive; a text over the budget is parsed each time.
+ */
+const readYamls = new Map<string, ReadNetworkYaml>();
+const READ_YAMLS_MAX = 32;
+const READ_YAMLS_MAX_CHARS = 128 * 1024;
+let readYamlsChars = 0;
+
+function readNetworkYaml(networkYaml: string): ReadNetworkYaml {
+  const known = readYamls.get(networkYaml);
+  if (known) {
+    readYamls.delete(networkYaml);
+    readYamls.set(networkYaml, known);
+    return known;
+  }
+  const read = readNetworkYamlUncached(networkYaml);
+  if (networkYaml.length > READ_YAMLS_MAX_CHARS) return read;
+  readYamls.set(networkYaml, read);
+  readYamlsChars += networkYaml.length;
+  for (const text of readYamls.keys()) {
+    if (readYamls.size <= READ_YAMLS_MAX && readYamlsChars <= READ_YAMLS_MAX_CHARS) break;
+    readYamls.delete(text);
+    readYamlsChars -= text.length;
+  }
+  return read;
+}
+
+function readNetworkYamlUncached(networkYaml: string): ReadNetworkYaml {
   const doc = parseDocument(networkYaml);
   if (doc.errors.length > 0) {
-    return { error: `${INVALID_YAML} ${(doc.errors[0]!.message.split('\n')[0] ?? '').replace(/:$/, '')}` };
+    const message = (doc.errors[0]!.message.split('\n')[0] ?? '').replace(/:$/, '');
+    return { syntaxError: `${INVALID_YAML} ${message}`, plainTree: false };
   }
-  const value = doc.toJS() as unknown;
+  return { value: freezePlain(doc.toJS() as unknown), plainTree: isPlainTree(doc) };
+}
+
+const MAP_TAG = 'tag:yaml.org,2002:map';
+const SEQ_TAG = 'tag:yaml.org,2002:seq';
+
+function isPlainTree(doc: Document): boolean {
+  if (doc.warnings.length > 0 || doc.schema.name !== 'core') return false;
+  let plain = true;
+  visit(doc, {
+    Alias() {
+      plain = false;
+      return visit.BREAK;
+    },
+    Collection(_, node) {
+      if (node.tag === undefined || node.tag === (isMap(node) ? MAP_TAG : SEQ_TAG)) return undefined;
+      plain = false;
+      return visit.BREAK;
+    },
+  });
+  return plain;
+}
+
+/** Freezes the plain objects and arrays of a converted document (other objects are left as they are). */
+function freezePlain<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (!Array.isArray(value) && proto !== Object.prototype) return value;
+  Object.freeze(value);
+  for (const item of Object.values(value)) freezePlain(item);
+  return value;
+}
+
+/** The host YAML as nmstate's network state (read-only: shared), or nmstate's reason why not. */
+function parseNetworkYaml(networkYaml: string): { doc?: Record<string, unknown>; error?: string } {
+  if (networkYaml === '') return { error: 'cannot generate configuration with an empty host YAML' };
+  const { syntaxError, value } = readNetworkYaml(networkYaml);
+  if (syntaxError) return { error: syntaxError };
   const shape = nmStateShapeError(value);
   if (shape) return { error: `${INVALID_YAML} ${shape}` };
   return { doc: value as Record<string, unknown> };
@@ -273,24 +354,55 @@ export function withAutoconnect(keyfile: string): string {
  * DHCP running on them.
  */
 export function nmPolicyYaml(host: HostStaticNetworkConfig): string {
-  const doc = parseDocument(host.network_yaml);
   const placeholders = new Map<string, string>();
   const capture: Record<string, string> = {};
   host.mac_interface_map.forEach((entry, j) => {
     capture[`iface${j}`] = `interfaces.mac-address == "${entry.mac_address.toUpperCase()}"`;
     placeholders.set(entry.logical_nic_name, `{{ capture.iface${j}.interfaces.0.name }}`);
   });
+  const read = readNetworkYaml(host.network_yaml);
+  const state = read.plainTree
+    ? withAddressFamiliesSet(read.value)
+    : documentWithAddressFamiliesSet(host.network_yaml);
+  const desiredState = replaceNames(state, placeholders);
+  return stringify({ capture, desiredState }, { lineWidth: 0 });
+}
+
+const ADDRESS_FAMILIES = ['ipv4', 'ipv6'] as const;
+
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The network state with `enabled: false` ipv4/ipv6 sections added to interfaces that are not
+ * absent and lack them; copies where it adds (the value is shared). On a plain tree this is what
+ * documentWithAddressFamiliesSet does to the document: each map is one object, keys are its
+ * scalar keys, an added pair is the object's last key.
+ */
+function withAddressFamiliesSet(state: unknown): unknown {
+  if (!isMapping(state) || !Array.isArray(state.interfaces)) return state;
+  const interfaces = state.interfaces.map((nic: unknown) => {
+    if (!isMapping(nic) || (Object.hasOwn(nic, 'state') && nic.state === 'absent')) return nic;
+    const missing = ADDRESS_FAMILIES.filter((family) => !Object.hasOwn(nic, family));
+    if (missing.length === 0) return nic;
+    return { ...nic, ...Object.fromEntries(missing.map((family) => [family, { enabled: false }])) };
+  });
+  return { ...state, interfaces };
+}
+
+/** The same on the parsed document, for texts whose value is not a plain tree (aliases, tags…). */
+function documentWithAddressFamiliesSet(networkYaml: string): unknown {
+  const doc = parseDocument(networkYaml);
   const interfaces = doc.get('interfaces');
   if (isSeq(interfaces)) {
     for (const nic of interfaces.items) {
       if (!isMap(nic) || nic.get('state') === 'absent') continue;
-      for (const family of ['ipv4', 'ipv6']) {
+      for (const family of ADDRESS_FAMILIES) {
         if (!nic.has(family)) nic.set(family, doc.createNode({ enabled: false }));
       }
     }
   }
-  const desiredState = replaceNames(doc.toJS() as unknown, placeholders);
-  return stringify({ capture, desiredState }, { lineWidth: 0 });
+  return doc.toJS() as unknown;
 }
 
 function replaceNames(value: unknown, names: Map<string, string>): unknown {

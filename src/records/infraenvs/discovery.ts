@@ -6,6 +6,7 @@ import {
   buildDiscoveryIgnition,
   chooseStaticNetworkFlavour,
   type DiscoveryIgnition,
+  type GeneratedStaticNetwork,
   generateStaticNetworkFiles,
   type IgnitionResult,
   type StaticNetworkFile,
@@ -34,11 +35,14 @@ export interface DiscoveryServiceSettings {
 /**
  * The discovery ignition. `imageType` decides whether static networking is embedded (full ISO
  * only; minimal ISO and PXE carry it in the ramdisk); default: the infra-env's type.
+ * `staticNetwork`: staticNetworkFiles(inputs.record) when the caller has computed it already, so
+ * the files are not generated a second time.
  */
 export function discoveryIgnition(
   inputs: ImageInputs,
   settings: DiscoveryServiceSettings,
   imageType: ImageType = inputs.imageType,
+  staticNetwork?: GeneratedStaticNetwork,
 ): IgnitionResult<DiscoveryIgnition> {
   return buildDiscoveryIgnition(inputs.record, {
     serviceBaseUrl: settings.serviceBaseUrl,
@@ -47,13 +51,14 @@ export function discoveryIgnition(
     ...(inputs.infraEnvMirrors ? { infraEnvMirrorRegistries: inputs.infraEnvMirrors } : {}),
     ...(inputs.config.mirrorRegistries ? { mirrorRegistries: inputs.config.mirrorRegistries } : {}),
     imageType,
+    ...(staticNetwork ? { staticNetwork } : {}),
   });
 }
 
 /** The static network files under /etc/assisted/network (core.md §8.3), or why not. */
 export function staticNetworkFiles(
   record: InfraEnvRecord,
-): { files: StaticNetworkFile[]; flavour: 'keyfile' | 'nmstatectl' } | { error: string } | undefined {
+): GeneratedStaticNetwork | { error: string } | undefined {
   const configs = record.static_network_config ?? [];
   if (configs.length === 0) return undefined;
   const sorted = sortStaticNetworkConfig(configs);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isMap, isSeq, parseDocument, stringify } from 'yaml';
 import {
   chooseStaticNetworkFlavour,
   generateStaticNetworkFiles,
@@ -8,6 +9,50 @@ import {
 } from '../../../../src/core/ignition/index.ts';
 import { macInterfaceIni, withAutoconnect } from '../../../../src/core/ignition/static-network.ts';
 import { HOST_A_YAML, HOST_B_YAML, TWO_HOSTS } from './fixtures.ts';
+
+/**
+ * nmPolicyYaml as it was when it always edited the parsed yaml Document: the reference its output
+ * must match byte for byte, whichever way it now takes.
+ */
+function nmPolicyYamlOnDocument(host: {
+  network_yaml: string;
+  mac_interface_map: { mac_address: string; logical_nic_name: string }[];
+}): string {
+  const doc = parseDocument(host.network_yaml);
+  const placeholders = new Map<string, string>();
+  const capture: Record<string, string> = {};
+  host.mac_interface_map.forEach((entry, j) => {
+    capture[`iface${j}`] = `interfaces.mac-address == "${entry.mac_address.toUpperCase()}"`;
+    placeholders.set(entry.logical_nic_name, `{{ capture.iface${j}.interfaces.0.name }}`);
+  });
+  const interfaces = doc.get('interfaces');
+  if (isSeq(interfaces)) {
+    for (const nic of interfaces.items) {
+      if (!isMap(nic) || nic.get('state') === 'absent') continue;
+      for (const family of ['ipv4', 'ipv6']) {
+        if (!nic.has(family)) nic.set(family, doc.createNode({ enabled: false }));
+      }
+    }
+  }
+  const replaceNames = (value: unknown): unknown => {
+    if (typeof value === 'string') return placeholders.get(value) ?? value;
+    if (Array.isArray(value)) return value.map(replaceNames);
+    if (value !== null && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceNames(v)]));
+    }
+    return value;
+  };
+  return stringify({ capture, desiredState: replaceNames(doc.toJS() as unknown) }, { lineWidth: 0 });
+}
+
+/** The output, or the error thrown, so both ways can be compared on any input. */
+function outcome(generate: () => string): { yaml: string } | { threw: string } {
+  try {
+    return { yaml: generate() };
+  } catch (err) {
+    return { threw: String(err) };
+  }
+}
 
 const host = (yaml: string, map: [string, string][]) => ({
   network_yaml: yaml,
@@ -252,6 +297,77 @@ desiredState:
     ).toContain(
       '      port:\n          - "{{ capture.iface0.interfaces.0.name }}"\n          - "{{ capture.iface1.interfaces.0.name }}"\n',
     );
+  });
+
+  // Plain documents are edited as their parsed value; anything where that could differ (aliases,
+  // tags, YAML 1.1 merge keys, warnings, errors) goes through the Document as before.
+  const nmPolicyCases: [string, string][] = [
+    ['two hosts A', HOST_A_YAML],
+    ['two hosts B', HOST_B_YAML],
+    ['absent interface', 'interfaces:\n  - name: eth0\n    state: absent\n  - name: eth1\n    state: up\n'],
+    [
+      'absent quoted and tagged',
+      'interfaces:\n  - {name: eth0, state: "absent"}\n  - {name: eth1, state: !!str absent}\n',
+    ],
+    ['ipv4 present, ipv6 missing', 'interfaces:\n  - name: eth0\n    ipv4: {enabled: true, dhcp: true}\n'],
+    [
+      'ipv6 present, ipv4 missing',
+      'interfaces:\n  - name: eth0\n    ipv6: {enabled: true, autoconf: true}\n',
+    ],
+    ['empty and null sections', 'interfaces:\n  - name: eth0\n    ipv4:\n    ipv6: ~\n'],
+    ['quoted section keys', 'interfaces:\n  - name: eth0\n    "ipv4": {enabled: true}\n'],
+    ['entries that are not maps', 'interfaces:\n  - eth0\n  - [eth1]\n  -\n  - name: eth2\n'],
+    ['flow style', 'interfaces: [{name: eth0, type: ethernet}, {name: eth1, state: absent}]\n'],
+    ['interfaces a map', 'interfaces:\n  eth0: {type: ethernet}\n'],
+    ['no interfaces', 'dns-resolver:\n  config:\n    server: [1.1.1.1]\n'],
+    ['top level sequence', '- name: eth0\n'],
+    ['top level scalar', 'eth0\n'],
+    ['empty', ''],
+    ['comment only', '# nothing\n'],
+    [
+      'integer-like and prototype keys',
+      'interfaces:\n  - 2: b\n    name: eth0\n    1: a\n    __proto__: {state: absent}\n    toString: x\n',
+    ],
+    ['number and string keys alike', 'interfaces:\n  - 1: a\n    "1": b\n    name: eth0\n'],
+    [
+      'merge key is a plain key in YAML 1.2',
+      'interfaces:\n  - <<: {ipv4: {enabled: true}}\n    name: eth0\n',
+    ],
+    ['anchor without alias', 'interfaces:\n  - &nic\n    name: eth0\n'],
+    ['interface repeated by alias', 'interfaces:\n  - &nic\n    name: eth0\n  - *nic\n'],
+    ['interface anchored elsewhere', 'base: &nic\n  name: eth0\ninterfaces:\n  - *nic\n'],
+    ['interface aliased elsewhere', 'interfaces:\n  - &nic\n    name: eth0\nother: *nic\n'],
+    ['interfaces list aliased', 'a: &list\n  - name: eth0\ninterfaces: *list\n'],
+    [
+      'YAML 1.1 merge keys',
+      '%YAML 1.1\n---\nbase: &b {ipv4: {enabled: true}}\ninterfaces:\n  - <<: *b\n    name: eth0\n  - <<: {ipv6: {enabled: true}}\n    name: eth1\n',
+    ],
+    [
+      'YAML 1.1 merge key without alias',
+      '%YAML 1.1\n---\ninterfaces:\n  - <<: {ipv6: {enabled: true}}\n    name: eth1\n',
+    ],
+    ['YAML 1.3 directive (warning)', '%YAML 1.3\n---\ninterfaces:\n  - name: eth0\n'],
+    ['custom tag (warning)', 'interfaces:\n  - !nic {name: eth0}\n'],
+    ['explicit standard tags', 'interfaces: !!seq\n  - !!map {name: eth0}\n'],
+    ['set', 'interfaces:\n  - !!set {eth0, ipv4}\n'],
+    ['ordered map', 'interfaces:\n  - !!omap [name: eth0]\n'],
+    ['pairs', 'interfaces:\n  - !!pairs [name: eth0]\n'],
+    ['binary scalar', 'interfaces:\n  - name: !!binary ZXRoMA==\n'],
+    ['syntax error', 'interfaces: [eth0\n'],
+    ['two documents', 'interfaces: []\n---\ninterfaces: []\n'],
+    ['unresolved alias', 'interfaces:\n  - *nic\n'],
+  ];
+  it.each(nmPolicyCases)('nmpolicy is what editing the document gives: %s', (_name, yaml) => {
+    const h = host(yaml, [
+      ['52:54:00:00:00:01', 'eth0'],
+      ['52:54:00:00:00:02', 'eth1'],
+    ]);
+    const expected = outcome(() => nmPolicyYamlOnDocument(h));
+    expect(outcome(() => nmPolicyYaml(h))).toEqual(expected);
+    // Again, after validation and the flavour read the same text (some of them throw, as before).
+    outcome(() => validateStaticNetworkConfig([h]).join());
+    outcome(() => chooseStaticNetworkFlavour([h], '4.18'));
+    expect(outcome(() => nmPolicyYaml(h))).toEqual(expected);
   });
 
   it('keyfiles get autoconnect settings in [connection]', () => {
