@@ -46,6 +46,44 @@ function register(ie: InfraEnv, hostId: string) {
   });
 }
 
+/** An approved Agent labelled with an InfraEnv that does not exist. */
+function createOrphan(hostId: string, annotations: Record<string, string> = {}): Promise<Agent> {
+  return op.ctx.client.create<Agent>(AGENT, {
+    apiVersion: 'agent-install.openshift.io/v1beta1',
+    kind: 'Agent',
+    metadata: {
+      name: hostId,
+      namespace: ns,
+      labels: { 'infraenvs.agent-install.openshift.io': 'deleted-one' },
+      annotations,
+    },
+    spec: { approved: true, role: '' },
+  } as unknown as Agent);
+}
+
+/**
+ * Registers the host through the second InfraEnv and waits for the Agent it took over. The real
+ * agent retries a registration answered 503 (conflicting writes to the Agent while the controllers
+ * react to it); only 201 ends the loop, any other answer fails the test at once.
+ */
+async function takenOverBySecond(hostId: string): Promise<Agent> {
+  const reply = await eventually(
+    async () => {
+      const r = await register(second, hostId);
+      return r.status === 503 ? undefined : r;
+    },
+    { what: 'registration past 503 answers' },
+  );
+  expect(reply.status, reply.text).toBe(201);
+  return waitForAgent(
+    op.ctx.client,
+    ns,
+    hostId,
+    (a) => a.metadata.ownerReferences?.[0]?.uid === second.metadata.uid,
+    'taken over by the second InfraEnv',
+  );
+}
+
 describe('registering a host id that another InfraEnv holds', () => {
   it('gets 409 and leaves the approved, named Agent alone, with an Event on it', async () => {
     const hostId = randomUUID();
@@ -88,56 +126,20 @@ describe('registering a host id that another InfraEnv holds', () => {
 
   it('an Agent whose InfraEnv is gone is still taken over (upstream behaviour)', async () => {
     const hostId = randomUUID();
-    await op.ctx.client.create<Agent>(AGENT, {
-      apiVersion: 'agent-install.openshift.io/v1beta1',
-      kind: 'Agent',
-      metadata: {
-        name: hostId,
-        namespace: ns,
-        labels: { 'infraenvs.agent-install.openshift.io': 'deleted-one' },
-      },
-      spec: { approved: true, role: '' },
-    } as unknown as Agent);
+    await createOrphan(hostId);
     await eventually(async () => op.ctx.informers.agents.get(ns, hostId), { what: 'orphan Agent in cache' });
-    // The real agent retries a registration answered 503 (conflicting writes to the Agent while the
-    // controllers react to it); only 201 ends the loop, any other answer fails the test at once.
-    const reply = await eventually(
-      async () => {
-        const r = await register(second, hostId);
-        if (r.status !== 503) return r;
-        return undefined;
-      },
-      { what: 'registration past 503 answers' },
-    );
-    expect(reply.status, reply.text).toBe(201);
-    const agent = await waitForAgent(
-      op.ctx.client,
-      ns,
-      hostId,
-      (a) => a.metadata.ownerReferences?.[0]?.uid === second.metadata.uid,
-      'taken over by the second InfraEnv',
-    );
+    const agent = await takenOverBySecond(hostId);
     expect(agent.spec.approved).toBe(false);
   });
 
   it("an orphan taken over keeps its annotations as stored, not the cache's copies of them", async () => {
     const hostId = randomUUID();
     const manifest = JSON.stringify({ kind: 'Agent', metadata: { name: hostId }, spec: { approved: true } });
-    await op.ctx.client.create<Agent>(AGENT, {
-      apiVersion: 'agent-install.openshift.io/v1beta1',
-      kind: 'Agent',
-      metadata: {
-        name: hostId,
-        namespace: ns,
-        labels: { 'infraenvs.agent-install.openshift.io': 'deleted-one' },
-        annotations: {
-          [LAST_APPLIED_ANNOTATION]: manifest,
-          [AGENT_INVENTORY_ANNOTATION]: '{"hostname":"orphan"}',
-          [AGENT_VALIDATIONS_INFO_ANNOTATION]: '{"hardware":[]}',
-        },
-      },
-      spec: { approved: true, role: '' },
-    } as unknown as Agent);
+    await createOrphan(hostId, {
+      [LAST_APPLIED_ANNOTATION]: manifest,
+      [AGENT_INVENTORY_ANNOTATION]: '{"hostname":"orphan"}',
+      [AGENT_VALIDATIONS_INFO_ANNOTATION]: '{"hardware":[]}',
+    });
     // A state, as an Agent that was registered has (the operator may write one first: retried).
     await eventually(
       async () => {
@@ -161,21 +163,7 @@ describe('registering a host id that another InfraEnv holds', () => {
     expect(isBackupDigest(cached.metadata.annotations?.[AGENT_VALIDATIONS_INFO_ANNOTATION])).toBe(true);
 
     const sent = recordAgentWrites(op.ctx.client);
-    const reply = await eventually(
-      async () => {
-        const r = await register(second, hostId);
-        return r.status === 503 ? undefined : r;
-      },
-      { what: 'registration past 503 answers' },
-    );
-    expect(reply.status, reply.text).toBe(201);
-    const agent = await waitForAgent(
-      op.ctx.client,
-      ns,
-      hostId,
-      (a) => a.metadata.ownerReferences?.[0]?.uid === second.metadata.uid,
-      'taken over by the second InfraEnv',
-    );
+    const agent = await takenOverBySecond(hostId);
     expect(agent.metadata.annotations?.[LAST_APPLIED_ANNOTATION]).toBe(manifest);
     const put = sent.find((w) => w.method === 'PUT' && !w.path.includes('/status'));
     expect(put?.body, "the takeover's PUT").toContain(AGENT_VALIDATIONS_INFO_ANNOTATION);

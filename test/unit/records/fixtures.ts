@@ -11,6 +11,8 @@ import type {
 } from '../../../src/api/index.ts';
 import type { Inventory } from '../../../src/core/inventory.ts';
 import { type AgentHost, hostToAgentStatus } from '../../../src/records/index.ts';
+import { OsImageCatalog } from '../../../src/records/serviceconfig/os-images.ts';
+import { INITIAL_SERVICE_CONFIG } from '../../../src/records/serviceconfig/service-config.ts';
 
 export const NOW = new Date('2025-03-01T10:00:00.000Z');
 export const LATER = new Date('2025-03-01T11:30:00.000Z');
@@ -235,3 +237,23 @@ export function nmStateConfig(name: string, mac: string, address: string): NMSta
 export function viaJson<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
+
+/** An OCP 4.19 x86_64 OS image, and a loaded service config that offers only it. */
+export const OS_IMAGE_419 = {
+  openshiftVersion: '4.19',
+  cpuArchitecture: 'x86_64',
+  url: 'http://x/rhcos.iso',
+  version: '419.96.1',
+};
+export const SERVICE_CONFIG_419 = {
+  ...INITIAL_SERVICE_CONFIG,
+  loaded: true,
+  present: true,
+  osImages: new OsImageCatalog([OS_IMAGE_419]),
+};
+/** What the image service writes into a discovery ignition. */
+export const DISCOVERY_SETTINGS = {
+  serviceBaseUrl: 'http://svc:8090',
+  agentImage: 'quay.io/agent:1',
+  agentToken: 'tok',
+};

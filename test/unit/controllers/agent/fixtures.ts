@@ -2,6 +2,7 @@
 import type { Agent } from '../../../../src/api/index.ts';
 import type { RefreshInput } from '../../../../src/controllers/agent/refresh.ts';
 import type { Inventory } from '../../../../src/core/inventory.ts';
+import type { Host } from '../../../../src/core/model.ts';
 import { resolveOptions } from '../../../../src/core/statemachine/index.ts';
 
 export const NOW = new Date('2025-06-01T12:00:00.000Z');
@@ -85,6 +86,20 @@ export function refreshInput(overrides: Partial<RefreshInput> = {}): RefreshInpu
     warm: true,
     options: resolveOptions({ kubeApiEnabled: true }),
     validationConfig: {},
+    ...overrides,
+  };
+}
+
+/** A host record that has reported its inventory and waits to be bound (the Agent fixtures' host). */
+export function knownUnboundHost(overrides: Partial<Host> = {}): Host {
+  return {
+    id: HOST_ID,
+    infra_env_id: INFRA_ENV_ID,
+    kind: 'Host',
+    status: 'known-unbound',
+    status_info: 'Host is ready to be bound to a cluster',
+    role: 'auto-assign',
+    inventory: inventory(),
     ...overrides,
   };
 }

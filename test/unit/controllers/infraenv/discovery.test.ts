@@ -21,18 +21,19 @@ import {
   type ImageInputs,
   imageDigestOf,
 } from '../../../../src/records/infraenvs/inputs.ts';
-import { OsImageCatalog } from '../../../../src/records/serviceconfig/os-images.ts';
-import { INITIAL_SERVICE_CONFIG } from '../../../../src/records/serviceconfig/service-config.ts';
-import { INFRA_ENV_ID, infraEnv, nmStateConfig, PULL_SECRET } from '../../records/fixtures.ts';
+import {
+  DISCOVERY_SETTINGS,
+  INFRA_ENV_ID,
+  infraEnv,
+  nmStateConfig,
+  OS_IMAGE_419,
+  PULL_SECRET,
+  SERVICE_CONFIG_419,
+} from '../../records/fixtures.ts';
 
-const OS = {
-  openshiftVersion: '4.19',
-  cpuArchitecture: 'x86_64',
-  url: 'http://x/rhcos.iso',
-  version: '419.96.1',
-};
-const CONFIG = { ...INITIAL_SERVICE_CONFIG, loaded: true, present: true, osImages: new OsImageCatalog([OS]) };
-const SETTINGS = { serviceBaseUrl: 'http://svc:8090', agentImage: 'quay.io/agent:1', agentToken: 'tok' };
+const OS = OS_IMAGE_419;
+const CONFIG = SERVICE_CONFIG_419;
+const SETTINGS = DISCOVERY_SETTINGS;
 
 function inputs(
   spec: Parameters<typeof infraEnv>[0] = {},

@@ -9,7 +9,7 @@ import {
   AGENT_VALIDATIONS_INFO_ANNOTATION,
 } from '../../../../src/api/index.ts';
 import { restoreFromAnnotations } from '../../../../src/controllers/agent/restore.ts';
-import type { Host } from '../../../../src/core/model.ts';
+import type { Host, ValidationsInfo } from '../../../../src/core/model.ts';
 import {
   agentForCache,
   backupDigest,
@@ -19,24 +19,14 @@ import {
 import { agentMetadataPatch } from '../../../../src/records/agents/metadata.ts';
 import { LAST_APPLIED_ANNOTATION } from '../../../../src/runtime/index.ts';
 import { stableJson } from '../../../../src/util/stable-json.ts';
-import { agent, HOST_ID, INFRA_ENV_ID, inventory } from '../../controllers/agent/fixtures.ts';
+import { agent, INFRA_ENV_ID, inventory, knownUnboundHost } from '../../controllers/agent/fixtures.ts';
 
-const validations = {
+const validations: ValidationsInfo = {
   hardware: [{ id: 'has-inventory', status: 'success', message: 'Valid inventory exists for the host' }],
 };
 
-function host(overrides: Partial<Host> = {}): Host {
-  return {
-    id: HOST_ID,
-    infra_env_id: INFRA_ENV_ID,
-    kind: 'Host',
-    status: 'known-unbound',
-    role: 'auto-assign',
-    inventory: inventory(),
-    validations_info: validations,
-    ...overrides,
-  } as Host;
-}
+const host = (overrides: Partial<Host> = {}) =>
+  knownUnboundHost({ validations_info: validations, ...overrides });
 
 const ie = { metadata: { name: 'pool', namespace: 'ns', uid: INFRA_ENV_ID }, spec: {} } as InfraEnv;
 const patchFor = (a: Agent, h: Host) =>

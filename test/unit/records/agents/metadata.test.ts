@@ -11,7 +11,7 @@ import {
   sanitizeLabelValue,
 } from '../../../../src/records/agents/metadata.ts';
 import { stableJson } from '../../../../src/util/stable-json.ts';
-import { agent, HOST_ID, INFRA_ENV_ID, inventory } from '../../controllers/agent/fixtures.ts';
+import { agent, INFRA_ENV_ID, inventory, knownUnboundHost } from '../../controllers/agent/fixtures.ts';
 
 const ie = {
   apiVersion: 'agent-install.openshift.io/v1beta1',
@@ -20,18 +20,7 @@ const ie = {
   spec: {},
 } as InfraEnv;
 
-function host(overrides: Partial<Host> = {}): Host {
-  return {
-    id: HOST_ID,
-    infra_env_id: INFRA_ENV_ID,
-    kind: 'Host',
-    status: 'known-unbound',
-    status_info: 'Host is ready to be bound to a cluster',
-    role: 'auto-assign',
-    inventory: inventory(),
-    ...overrides,
-  };
-}
+const host = knownUnboundHost;
 
 describe('sanitizeLabelValue', () => {
   it('strips characters outside [-A-Za-z0-9_.] and skips values that stay invalid', () => {

@@ -12,9 +12,14 @@ import {
   type ImageInputs,
   type ImageType,
 } from '../../../../src/records/infraenvs/inputs.ts';
-import { OsImageCatalog } from '../../../../src/records/serviceconfig/os-images.ts';
-import { INITIAL_SERVICE_CONFIG } from '../../../../src/records/serviceconfig/service-config.ts';
-import { infraEnv, nmStateConfig, PULL_SECRET } from '../fixtures.ts';
+import {
+  DISCOVERY_SETTINGS,
+  infraEnv,
+  nmStateConfig,
+  OS_IMAGE_419,
+  PULL_SECRET,
+  SERVICE_CONFIG_419,
+} from '../fixtures.ts';
 
 // The real yaml module, its parseDocument and stringify wrapped so the test can count the calls.
 vi.mock('yaml', async (importOriginal) => {
@@ -22,14 +27,9 @@ vi.mock('yaml', async (importOriginal) => {
   return { ...actual, parseDocument: vi.fn(actual.parseDocument), stringify: vi.fn(actual.stringify) };
 });
 
-const OS = {
-  openshiftVersion: '4.19',
-  cpuArchitecture: 'x86_64',
-  url: 'http://x/rhcos.iso',
-  version: '419.96.1',
-};
-const CONFIG = { ...INITIAL_SERVICE_CONFIG, loaded: true, present: true, osImages: new OsImageCatalog([OS]) };
-const SETTINGS = { serviceBaseUrl: 'http://svc:8090', agentImage: 'quay.io/agent:1', agentToken: 'tok' };
+const OS = OS_IMAGE_419;
+const CONFIG = SERVICE_CONFIG_419;
+const SETTINGS = DISCOVERY_SETTINGS;
 
 let site = 0;
 /** A three-host InfraEnv whose YAML texts no earlier test read (each call a new subnet). */
