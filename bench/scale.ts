@@ -99,7 +99,6 @@ import { measureWritesCeiling } from './writes-ceiling.ts';
  * 10), then the in-cluster controller's Joined and Done (2).
  */
 const SNO_STATUS_EVENTS_PER_INSTALL = 14;
-/** How often an idle host asks for its next steps (the discovery agent's default and issue 16's driver). */
 
 const { values: flags } = parseArgs({
   options: {
@@ -1196,15 +1195,18 @@ function cachedJson(ctx: OperatorContext, when: 'fleet settled' | 'hosts in plac
   let all = 0;
   let lastApplied = 0;
   let agentJson = 0;
+  let agents = 0;
   for (const kind of kinds) {
     for (const obj of ctx.mgr.cache.existing(kind)?.store.list() ?? []) {
       const bytes = JSON.stringify(obj).length;
       all += bytes;
-      if (kind === AGENT) agentJson += bytes;
+      if (kind === AGENT) {
+        agentJson += bytes;
+        agents += 1;
+      }
       lastApplied += obj.metadata.annotations?.[LAST_APPLIED_ANNOTATION]?.length ?? 0;
     }
   }
-  const agents = ctx.informers.agents.store.list().length;
   // The driver is a worker thread or a process: this isolate's heap is the operator's and the bench's.
   v8.setFlagsFromString('--expose-gc');
   (vm.runInNewContext('gc') as () => void)();

@@ -8,6 +8,7 @@
 //   failures are logged and counted, never thrown.
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { Lru } from '../util/lru.ts';
 import { isAlreadyExists, isNotFound, isTransient, type KubeClient } from './client.ts';
 import { formatTime } from './conditions.ts';
 import type { RuntimeMetrics } from './metrics.ts';
@@ -42,41 +43,12 @@ interface Recorded {
   count: number;
 }
 
-/** A Map used as an LRU: re-inserting moves a key to the end; the oldest key is evicted. */
-class Lru<V> {
-  private readonly map = new Map<string, V>();
-  private readonly size: number;
-
-  constructor(size: number) {
-    this.size = size;
-  }
-
-  get(key: string): V | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
-  }
-
-  set(key: string, v: V): void {
-    this.map.delete(key);
-    this.map.set(key, v);
-    if (this.map.size > this.size) this.map.delete(this.map.keys().next().value!);
-  }
-
-  delete(key: string): void {
-    this.map.delete(key);
-  }
-}
-
 export class EventRecorder {
   private readonly opts: EventRecorderOptions;
   private readonly now: Clock;
   private readonly host: string;
-  private readonly recorded: Lru<Recorded>;
-  private readonly buckets: Lru<TokenBucket>;
+  private readonly recorded: Lru<string, Recorded>;
+  private readonly buckets: Lru<string, TokenBucket>;
   private tail: Promise<void> = Promise.resolve();
   private pending = 0;
 
@@ -84,8 +56,8 @@ export class EventRecorder {
     this.opts = opts;
     this.now = opts.now ?? Date.now;
     this.host = opts.host ?? hostname();
-    this.recorded = new Lru(opts.cacheSize ?? 4096);
-    this.buckets = new Lru(opts.cacheSize ?? 4096);
+    this.recorded = new Lru({ maxEntries: opts.cacheSize ?? 4096 });
+    this.buckets = new Lru({ maxEntries: opts.cacheSize ?? 4096 });
   }
 
   /** Records an event about `obj` (a stored object: kind, name and uid are used). Never throws. */

@@ -2,6 +2,7 @@
 // placed under /etc/assisted/network/host<N>/ — keyfiles (OCP < 4.18) or an nmpolicy (≥ 4.18).
 
 import { type Document, isMap, isSeq, parseDocument, stringify, visit } from 'yaml';
+import { Lru } from '../../util/lru.ts';
 import type { InfraEnv } from '../model.ts';
 import { baseVersionAtLeast } from '../version.ts';
 
@@ -80,32 +81,22 @@ interface ReadNetworkYaml {
 }
 
 /**
- * Read YAML texts, least recently used first. One reconcile reads each host's YAML to validate it,
- * to choose the flavour and to generate the files; parsing it each time put 53 MiB of old-generation
- * allocation in the start-up heap profile at 1,000 InfraEnvs (issue 16). Bounded in entries and
- * characters so large documents are not kept alive; a text over the budget is parsed each time.
+ * Recently read YAML texts. One reconcile reads each host's YAML to validate it, to choose the
+ * flavour and to generate the files; parsing it each time put 53 MiB of old-generation allocation
+ * in the start-up heap profile at 1,000 InfraEnvs (issue 16). Bounded in entries and characters
+ * so large documents are not kept alive; a text over the budget is parsed each time.
  */
-const readYamls = new Map<string, ReadNetworkYaml>();
-const READ_YAMLS_MAX = 32;
-const READ_YAMLS_MAX_CHARS = 128 * 1024;
-let readYamlsChars = 0;
+const readYamls = new Lru<string, ReadNetworkYaml>({
+  maxEntries: 32,
+  maxWeight: 128 * 1024,
+  weightOf: (text) => text.length,
+});
 
 function readNetworkYaml(networkYaml: string): ReadNetworkYaml {
   const known = readYamls.get(networkYaml);
-  if (known) {
-    readYamls.delete(networkYaml);
-    readYamls.set(networkYaml, known);
-    return known;
-  }
+  if (known) return known;
   const read = readNetworkYamlUncached(networkYaml);
-  if (networkYaml.length > READ_YAMLS_MAX_CHARS) return read;
   readYamls.set(networkYaml, read);
-  readYamlsChars += networkYaml.length;
-  for (const text of readYamls.keys()) {
-    if (readYamls.size <= READ_YAMLS_MAX && readYamlsChars <= READ_YAMLS_MAX_CHARS) break;
-    readYamls.delete(text);
-    readYamlsChars -= text.length;
-  }
   return read;
 }
 

@@ -24,6 +24,7 @@ import {
   registerHost,
   type SmEvent,
 } from '../../core/statemachine/index.ts';
+import { hasHostState } from '../../records/agents/cache.ts';
 import { infraEnvOwner } from '../../records/agents/metadata.ts';
 import { currentSpecSyncError, projectAgentStatus } from '../../records/agents/project.ts';
 import type { OperatorContext } from '../../records/context.ts';
@@ -252,7 +253,7 @@ async function registerOnce(
   // between the create and the status write): the host registers as the new host it is, bound to
   // the InfraEnv's cluster, instead of re-registering unbound, being late-bound by the reconciler
   // and dropping the inventory it sends next.
-  const halfDone = !!known && !existing?.status?.debugInfo?.state;
+  const halfDone = !!existing && !!known && !hasHostState(existing);
   if (existing && !known) {
     const conflict = takeOverConflict(ctx, existing, ie);
     if (conflict) return conflict;
