@@ -16,7 +16,9 @@
 // defaults again), --heap-profile-startup FILE (sampling heap profile
 // of the in-process operator's first --heap-profile-startup-seconds, default 30, from start with
 // the fleet in place: what is alive at the end and what major GCs collected, young garbage left
-// out), --poll-during-waves (every host polls every 10 s from its registration on, as agents go
+// out), --heap-profile-hosts FILE (sampling heap profile of what the operator's thread allocated from
+// the registration wave on and still holds, after a full GC, with the hosts in place; summarise it
+// with bench/heap-profile-summary.ts), --poll-during-waves (every host polls every 10 s from its registration on, as agents go
 // on polling, instead of only in the polling phases), --driver-process (the host driver as a
 // child process instead of a worker thread: the operator's process is then the operator and the
 // bench's meters alone), --plane-nice N (kube-apiserver's and etcd's threads at nice N, so the
@@ -116,6 +118,7 @@ const { values: flags } = parseArgs({
     'profile-connectivity': { type: 'string' },
     'heap-profile-wave': { type: 'string' },
     'heap-profile-startup': { type: 'string' },
+    'heap-profile-hosts': { type: 'string' },
     'heap-profile-startup-seconds': { type: 'string', default: '30' },
     'fleet-process-seconds': { type: 'string', default: '30' },
     'fleet-process-variant': { type: 'string', multiple: true, default: [] },
@@ -267,12 +270,12 @@ function startProfiler(): Promise<Capture> {
  * `--heap-profile-wave FILE`: a sampling heap profile of everything the operator's thread allocates
  * in the wave, garbage included (what the event loop waits on in GC), for DevTools or a script.
  */
-function startHeapProfiler(youngGarbage = true): Promise<Capture> {
+function startHeapProfiler(youngGarbage = true, majorGarbage = true): Promise<Capture> {
   return startCapture(
     (session) =>
       session.post('HeapProfiler.startSampling', {
         samplingInterval: 8192,
-        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMajorGC: majorGarbage,
         includeObjectsCollectedByMinorGC: youngGarbage,
       }),
     async (session) => (await session.post('HeapProfiler.stopSampling')).profile,
@@ -1062,6 +1065,8 @@ async function main(): Promise<void> {
     };
 
     const rssSampler = peakRssSampler();
+    // Only what is still alive when it stops: what the hosts keep in the operator's memory.
+    const hostsHeapProfiler = flags['heap-profile-hosts'] ? await startHeapProfiler(false, false) : undefined;
     const registration = await registrationWave(b);
     const afterWave = snapshotAfterWave(op.ctx);
     const inventory = await inventoryWave(b);
@@ -1076,6 +1081,7 @@ async function main(): Promise<void> {
     const connectivity = await connectivityWave(b);
     const peakRss = await rssSampler.stop();
     const cachedWithHosts = cachedJson(op.ctx, 'hosts in place');
+    if (hostsHeapProfiler) await hostsHeapProfiler.stop(flags['heap-profile-hosts']!);
     const stored = await storedObjects(admin, plane);
     const agents = op.ctx.informers.agents.store.list().length;
     if (agents !== HOSTS) b.failures[`Agents in cache ${agents}, not ${HOSTS}`] = 1;

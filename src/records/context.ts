@@ -22,6 +22,7 @@ import {
   LABEL_PAIRS_INDEX,
   type Manager,
   type ResourceCacheOptions,
+  stripForCache,
 } from '../runtime/index.ts';
 import { agentForCache } from './agents/cache.ts';
 import { ServiceUrlState, type ServiceUrls, type UrlsListener } from './base-urls.ts';
@@ -63,12 +64,13 @@ import {
 } from './resources.ts';
 
 /**
- * Secrets and ConfigMaps are cached only when labelled for it (assisted-service does the same);
- * Agents without the large backup annotations' text (records/agents/cache.ts).
+ * Secrets and ConfigMaps are cached only when labelled for it (assisted-service does the same), and
+ * Secrets' values stay out of the shared string pool; Agents without the large backup annotations'
+ * text (records/agents/cache.ts).
  */
 export function operatorCacheOptions(): ResourceCacheOptions[] {
   return [
-    { resource: SECRET, labelSelector: `${WATCH_LABEL}=true` },
+    { resource: SECRET, labelSelector: `${WATCH_LABEL}=true`, transform: stripForCache },
     { resource: CONFIG_MAP, labelSelector: `${WATCH_LABEL}=true` },
     { resource: AGENT, transform: agentForCache },
   ];

@@ -18,7 +18,8 @@ export interface ResourceCacheOptions {
   labelSelector?: string;
   fieldSelector?: string;
   /**
-   * Runs before caching; default stripForCache (managedFields, kubectl's last-applied annotation).
+   * Runs before caching; default compactForCache (managedFields and kubectl's last-applied
+   * annotation dropped, repeated strings shared).
    * Must be the same for every user of the kind.
    */
   transform?: (obj: KubeObject) => KubeObject;

@@ -71,6 +71,7 @@ export {
 } from './finalizer.ts';
 export { HealthServer } from './health.ts';
 export { type EventHandler, Informer } from './informer.ts';
+export { cacheStringPool, internStrings, StringPool } from './intern.ts';
 export { type KubeConfigLike, kubeConfigFromText, loadKubeConfig } from './kubeconfig.ts';
 export { LeaderElector, type LeaderElectorOptions, type Lease, type LeaseSpec } from './leader-election.ts';
 export {
@@ -136,4 +137,10 @@ export {
   type StoreDelta,
 } from './store.ts';
 export * from './types.ts';
-export { LAST_APPLIED_ANNOTATION, stripForCache, Watcher, type WatcherEvent } from './watcher.ts';
+export {
+  compactForCache,
+  LAST_APPLIED_ANNOTATION,
+  stripForCache,
+  Watcher,
+  type WatcherEvent,
+} from './watcher.ts';

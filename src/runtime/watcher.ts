@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { Backoff } from './backoff.ts';
 import { ApiError, isGone, type ListOptions, type WatchOptions } from './client.ts';
+import { internStrings } from './intern.ts';
 import type { ApiResource, KubeObject, ObjectList, Status, WatchEvent } from './types.ts';
 
 export type WatcherEvent<T> =
@@ -51,7 +52,7 @@ export interface WatcherOptions<T extends KubeObject> {
   /** Client idle timeout = server timeout + this. Default 5 s (kube-rs: 290 s server + 5 s). */
   idleMarginMs?: number;
   backoff?: Backoff;
-  /** Applied to every object before it is handed on; default stripForCache. */
+  /** Applied to every object before it is handed on; default compactForCache. */
   transform?: (obj: T) => T;
   onEvent: (ev: WatcherEvent<T>) => void;
   /** The API server was heard from: a list page, any watch event, or a watch it closed on time. */
@@ -78,6 +79,14 @@ export function stripForCache<T extends KubeObject>(obj: T): T {
   return obj;
 }
 
+/**
+ * The default cache transform: stripForCache, then one shared copy of each repeated string value
+ * (intern.ts). Secrets keep stripForCache alone: their values stay out of the process-wide pool.
+ */
+export function compactForCache<T extends KubeObject>(obj: T): T {
+  return internStrings(stripForCache(obj));
+}
+
 /** A watch that ends this fast without a single event is treated as a failure (client-go does too). */
 const SHORT_WATCH_MS = 1000;
 /** A clean end this long before the requested timeoutSeconds was the server's choice, not the timeout. */
@@ -94,7 +103,7 @@ export class Watcher<T extends KubeObject> {
   constructor(opts: WatcherOptions<T>) {
     this.opts = opts;
     this.backoff = opts.backoff ?? new Backoff();
-    this.transform = opts.transform ?? stripForCache;
+    this.transform = opts.transform ?? compactForCache;
     this.random = opts.random ?? Math.random;
   }
 
