@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { Agent } from '../../api/index.ts';
 import { AGENT_INVENTORY_ANNOTATION, AGENT_VALIDATIONS_INFO_ANNOTATION } from '../../api/index.ts';
-import { compactForCache, type KubeObject } from '../../runtime/index.ts';
+import { internStrings, type KubeObject, stripForCache } from '../../runtime/index.ts';
 
 /** Backup annotations the cache holds as digests once the Agent has a host state. */
 export const DIGESTED_BACKUP_ANNOTATIONS: readonly string[] = [
@@ -41,14 +41,18 @@ export function hasHostState(agent: Pick<Agent, 'status'>): boolean {
   return !!agent.status?.debugInfo?.state;
 }
 
-/** The Agent informer's transform: compactForCache, then the digests. */
+/**
+ * The Agent informer's transform: compactForCache's two steps with the digests between them, so a
+ * backup value the digest replaces is never looked up in, or added to, the string pool.
+ */
 export function agentForCache(obj: KubeObject): KubeObject {
-  const agent = compactForCache(obj) as unknown as Agent;
+  const agent = stripForCache(obj) as unknown as Agent;
   const annotations = agent.metadata.annotations;
-  if (!annotations || !hasHostState(agent)) return obj;
-  for (const key of DIGESTED_BACKUP_ANNOTATIONS) {
-    const value = annotations[key];
-    if (value !== undefined && !isBackupDigest(value)) annotations[key] = backupDigest(value);
+  if (annotations && hasHostState(agent)) {
+    for (const key of DIGESTED_BACKUP_ANNOTATIONS) {
+      const value = annotations[key];
+      if (value !== undefined && !isBackupDigest(value)) annotations[key] = backupDigest(value);
+    }
   }
-  return obj;
+  return internStrings(obj);
 }

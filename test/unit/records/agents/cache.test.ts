@@ -17,7 +17,7 @@ import {
   sameAnnotationValue,
 } from '../../../../src/records/agents/cache.ts';
 import { agentMetadataPatch } from '../../../../src/records/agents/metadata.ts';
-import { LAST_APPLIED_ANNOTATION } from '../../../../src/runtime/index.ts';
+import { cacheStringPool, LAST_APPLIED_ANNOTATION } from '../../../../src/runtime/index.ts';
 import { stableJson } from '../../../../src/util/stable-json.ts';
 import { agent, INFRA_ENV_ID, inventory, knownUnboundHost } from '../../controllers/agent/fixtures.ts';
 
@@ -62,6 +62,14 @@ describe('agentForCache', () => {
     expect(ann['example.com/kept']).toBe('as is');
     expect(ann[LAST_APPLIED_ANNOTATION]).toBeUndefined();
     expect(cached.metadata.managedFields).toBeUndefined();
+  });
+
+  it('pools the strings it keeps, never a backup value the digest replaced', () => {
+    const h = host();
+    const cached = agentForCache(stored(h)) as Agent;
+    expect(cacheStringPool.has(stableJson(validations))).toBe(false);
+    expect(cacheStringPool.has(cached.metadata.annotations![AGENT_VALIDATIONS_INFO_ANNOTATION]!)).toBe(true);
+    expect(cacheStringPool.has('known-unbound')).toBe(true);
   });
 
   it('is idempotent', () => {
