@@ -33,6 +33,31 @@ async function getAndLabelForWatch(
   return obj;
 }
 
+/** The referenced Secret as read (the cached object once it is watched); labels it like readSecret. */
+export function readSecretObject(
+  ctx: OperatorContext,
+  ns: string,
+  name: string,
+): Promise<DataObject | undefined> {
+  return getAndLabelForWatch(ctx, 'secret', ns, name);
+}
+
+/** The referenced ConfigMap as read (the cached object once it is watched); labels it like readConfigMap. */
+export function readConfigMapObject(
+  ctx: OperatorContext,
+  ns: string,
+  name: string,
+): Promise<DataObject | undefined> {
+  return getAndLabelForWatch(ctx, 'configmap', ns, name);
+}
+
+/** A Secret's data decoded (base64 → utf8). */
+export function decodedSecretData(s: DataObject): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]),
+  );
+}
+
 /**
  * The Secret's decoded data (base64 → utf8), or undefined when it does not exist. Labels the Secret
  * for the watch on first read (see getAndLabelForWatch).
@@ -42,11 +67,8 @@ export async function readSecret(
   ns: string,
   name: string,
 ): Promise<Record<string, string> | undefined> {
-  const s = await getAndLabelForWatch(ctx, 'secret', ns, name);
-  if (!s) return undefined;
-  return Object.fromEntries(
-    Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]),
-  );
+  const s = await readSecretObject(ctx, ns, name);
+  return s ? decodedSecretData(s) : undefined;
 }
 
 /** The ConfigMap's data, or undefined when it does not exist; labels it like readSecret. */
@@ -55,6 +77,6 @@ export async function readConfigMap(
   ns: string,
   name: string,
 ): Promise<Record<string, string> | undefined> {
-  const cm = await getAndLabelForWatch(ctx, 'configmap', ns, name);
+  const cm = await readConfigMapObject(ctx, ns, name);
   return cm ? (cm.data ?? {}) : undefined;
 }

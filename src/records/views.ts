@@ -17,11 +17,16 @@ import {
   type ClusterFromResourcesResult,
   clusterFromResources,
   infraEnvToRecord,
-  type ManifestsConfigMap,
   manifestsConfigMapNames,
 } from './index.ts';
 import { ANY_LABELS, aciKeyOf, INFRAENV_BY_NMSTATE_SELECTOR_INDEX, nmStateSelectorOf } from './indexes.ts';
-import { readConfigMap, readSecret } from './referenced.ts';
+import {
+  type DataObject,
+  decodedSecretData,
+  readConfigMapObject,
+  readSecret,
+  readSecretObject,
+} from './referenced.ts';
 
 export interface ClusterView {
   cd: ClusterDeployment;
@@ -48,15 +53,45 @@ export async function pullSecretOf(ctx: OperatorContext, ns: string, name: strin
 }
 
 /** The CD's pull secret as the cluster record reads it: the key's value, or that the key is missing. */
-async function clusterPullSecret(
-  ctx: OperatorContext,
-  ns: string,
-  name: string | undefined,
-): Promise<{ pullSecret?: string; pullSecretKeyMissing?: boolean }> {
-  const data = name ? await readSecret(ctx, ns, name) : undefined;
-  if (!data) return {};
-  const value = data['.dockerconfigjson'];
+function clusterPullSecret(secret: DataObject | undefined): {
+  pullSecret?: string;
+  pullSecretKeyMissing?: boolean;
+} {
+  if (!secret) return {};
+  const value = decodedSecretData(secret)['.dockerconfigjson'];
   return value === undefined ? { pullSecretKeyMissing: true } : { pullSecret: value };
+}
+
+/**
+ * The Secret and ConfigMaps a cluster record reads besides the cached CRs, as read for it: the
+ * cached objects once they are watched (so identity is version), else live copies.
+ */
+export interface ClusterReferences {
+  /** The ClusterDeployment's pull Secret, when it exists. */
+  pullSecret: DataObject | undefined;
+  /** The manifests ConfigMaps the ACI names that exist. */
+  manifests: readonly { name: string; configMap: DataObject }[];
+}
+
+export async function readClusterReferences(
+  ctx: OperatorContext,
+  cd: ClusterDeployment,
+  aci: AgentClusterInstall,
+): Promise<ClusterReferences> {
+  const ns = cd.metadata.namespace ?? '';
+  const secretName = cd.spec.pullSecretRef?.name;
+  const pullSecret = secretName ? await readSecretObject(ctx, ns, secretName) : undefined;
+  const manifests: { name: string; configMap: DataObject }[] = [];
+  for (const name of manifestsConfigMapNames(aci)) {
+    const configMap = await readConfigMapObject(ctx, aci.metadata.namespace ?? ns, name);
+    if (configMap) manifests.push({ name, configMap });
+  }
+  return { pullSecret, manifests };
+}
+
+/** The referenced objects in a fixed order, to compare two reads by identity. */
+export function clusterReferencesList(r: ClusterReferences): unknown[] {
+  return [r.pullSecret, ...r.manifests.map((m) => m.configMap)];
 }
 
 /** Which view of the ACI a record is built from: all of it, or what Agents read (agents-view.ts). */
@@ -81,32 +116,28 @@ export function clusterObjects(ctx: OperatorContext, cd: ClusterDeployment): Clu
 
 /**
  * Builds the cluster record of a ClusterDeployment from the caches (plus referenced Secrets);
- * `objects` when the caller has already read them.
+ * `objects` and `references` when the caller has already read them.
  */
 export async function clusterView(
   ctx: OperatorContext,
   cd: ClusterDeployment,
   reading: AciReading = 'full',
   objects: ClusterObjects = clusterObjects(ctx, cd),
+  references?: ClusterReferences,
 ): Promise<ClusterView> {
   const { aci: found, clusterImageSet, agents } = objects;
   if (!found) return { cd, aci: found, result: undefined };
   const aci = reading === 'agents' ? aciAsAgentsRead(found) : found;
-  const ns = cd.metadata.namespace ?? '';
-  const manifestConfigMaps: ManifestsConfigMap[] = [];
-  for (const name of manifestsConfigMapNames(aci)) {
-    const data = await readConfigMap(ctx, aci.metadata.namespace ?? ns, name);
-    if (data) manifestConfigMaps.push({ name, data });
-  }
+  const { pullSecret, manifests } = references ?? (await readClusterReferences(ctx, cd, aci));
   const result = clusterFromResources({
     cd,
     aci,
     clusterImageSet,
-    ...(await clusterPullSecret(ctx, ns, cd.spec.pullSecretRef?.name)),
+    ...clusterPullSecret(pullSecret),
     agents,
     memoryFacts: { hosts: ctx.facts },
     now: ctx.now(),
-    manifestConfigMaps,
+    manifestConfigMaps: manifests.map(({ name, configMap }) => ({ name, data: configMap.data ?? {} })),
   });
   return { cd, aci, result };
 }

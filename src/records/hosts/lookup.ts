@@ -6,7 +6,14 @@ import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
 import type { OperatorContext } from '../context.ts';
 import type { AgentCluster, HostRuntimeFacts } from '../index.ts';
 import { AGENT } from '../resources.ts';
-import { type AciReading, clusterObjects, clusterView, infraEnvView } from '../views.ts';
+import {
+  type AciReading,
+  clusterObjects,
+  clusterReferencesList,
+  clusterView,
+  infraEnvView,
+  readClusterReferences,
+} from '../views.ts';
 import { ownerInfraEnvUid } from './access.ts';
 import type { HostMemory } from './memory.ts';
 
@@ -114,23 +121,32 @@ export async function clusterRecordById(
 }
 
 /**
- * The cluster record a host's poll chooses steps from: clusterRecordById's, reused within a short
- * window while the cluster's cached objects are unchanged (poll-clusters.ts).
+ * The cluster record a host's poll chooses steps from: clusterRecordById's, reused while the
+ * cached objects and the referenced Secret and ConfigMaps it was built from are unchanged
+ * (poll-clusters.ts).
  */
-export function clusterRecordForPoll(
+export async function clusterRecordForPoll(
   ctx: OperatorContext,
   memory: HostMemory,
   clusterId: string | null | undefined,
 ): Promise<AgentCluster | undefined> {
   const cd = clusterId ? ctx.clusterDeploymentById(clusterId) : undefined;
-  if (!cd) return Promise.resolve(undefined);
+  if (!cd) return undefined;
   const objects = clusterObjects(ctx, cd);
+  if (!objects.aci) return undefined;
+  const references = await readClusterReferences(ctx, cd, objects.aci);
   // The Agents list is the same frozen list while none of them changed (Store.byIndexShared).
-  const parts = [cd, objects.aci, objects.clusterImageSet, objects.agents];
+  const parts = [
+    cd,
+    objects.aci,
+    objects.clusterImageSet,
+    objects.agents,
+    ...clusterReferencesList(references),
+  ];
   return memory.pollClusters.record(
     clusterId as string,
     parts,
-    async () => (await clusterView(ctx, cd, 'full', objects)).result?.cluster,
+    async () => (await clusterView(ctx, cd, 'full', objects, references)).result?.cluster,
   );
 }
 

@@ -1,21 +1,28 @@
 // The cluster records host polls choose their steps from (issue 16 item 4). Building a record walks
-// every host of the cluster, and every host of it polls every 10 s: in a cluster of n hosts the
-// polls alone cost O(n²), 1.6 ms a poll at 1,000 hosts. A poll reuses the record its cluster's last
-// poll built while the cached objects it was built from are still the cached ones (the informers
-// replace an object on every change, so identity is version) and it is younger than the window.
-// The window bounds what identity does not see: other hosts' in-memory facts (check-in times,
-// step results) and the referenced Secret and ConfigMaps. Step choice reads none of the first,
-// and the polling host's own record is always built fresh from its Agent and facts.
+// every host of the cluster, and every host of it polls: in a cluster of n hosts the polls alone
+// cost O(n²), 1.6 ms a poll at 1,000 hosts; and in a hub of single-node clusters the build was a
+// fifth of every poll's CPU. A poll reuses the record its cluster's last poll built while the
+// objects it was built from are still the ones read now: the cached CRs and the referenced Secret
+// and ConfigMaps (the informers replace an object on every change, so identity is version; one
+// read live is a new object each time and never matches). What identity does not see is other
+// hosts' in-memory facts (check-in times, step results) and the time of the build, and step choice
+// reads neither: the polling host's own record is always built fresh from its Agent and facts. The
+// window is therefore no bound on staleness but on memory: it keeps the clusters whose hosts poll.
 
 import { performance } from 'node:perf_hooks';
 import { sameItems } from '../../util/same-items.ts';
 
-/** How long a poll may reuse a cluster record whose objects have not changed. */
-export const POLL_CLUSTER_RECORD_MAX_AGE_MS = 1000;
+/**
+ * How long a record is kept after it was built. A host is told to poll again within 60 s in every
+ * state with steps to run (next_instruction_seconds; 120 s once disconnected or failed), so a
+ * one-host cluster's next poll finds its record.
+ */
+export const POLL_CLUSTER_RECORD_MAX_AGE_MS = 75_000;
 /** Records kept at most (clusters polled within one window); the oldest go first. */
-export const POLL_CLUSTER_RECORDS_MAX = 2000;
+export const POLL_CLUSTER_RECORDS_MAX = 12_000;
 
 interface Entry<R> {
+  /** When the record was built or last used. */
   at: number;
   parts: readonly unknown[];
   record: Promise<R>;
@@ -42,17 +49,23 @@ export class PollClusterRecords<R> {
 
   /**
    * The record of cluster `key` built from `parts` (the cached objects, compared by identity and
-   * order): the one built last if `parts` are the same and it is young enough, else `build()`'s.
+   * order): the one built last if `parts` are the same and it was used within the window, else
+   * `build()`'s.
    * Polls arriving while it is built share that build; a failed build is not kept.
    */
   record(key: string, parts: readonly unknown[], build: () => Promise<R>): Promise<R> {
     const now = this.now();
     this.expire(now);
     const hit = this.entries.get(key);
-    if (hit && now - hit.at < this.maxAgeMs && sameItems(hit.parts, parts)) return hit.record;
+    if (hit && now - hit.at < this.maxAgeMs && sameItems(hit.parts, parts)) {
+      // Moved to the back as just used: the map stays in order of use and expiry reads the front.
+      hit.at = now;
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit.record;
+    }
     const record = build();
     const entry: Entry<R> = { at: now, parts, record };
-    // Re-inserted, so the map stays in build order and expiry reads it from the front.
     this.entries.delete(key);
     this.entries.set(key, entry);
     record.catch(() => {
@@ -67,7 +80,8 @@ export class PollClusterRecords<R> {
   }
 
   private expire(now: number): void {
-    // Called before an insert: leaves room for it.
+    // Called before every lookup: drops the records not used within the window, and leaves room
+    // for an insert.
     for (const [key, e] of this.entries) {
       if (now - e.at < this.maxAgeMs && this.entries.size < this.maxEntries) break;
       this.entries.delete(key);

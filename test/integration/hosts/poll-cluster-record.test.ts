@@ -2,7 +2,8 @@
 // built from every host of the cluster, it cost each poll O(n) in a cluster of n hosts. Against
 // the real API server: polls with nothing changed share one build per window, a poll after another
 // host's inventory probes that host, and a record is rebuilt as soon as an Agent of the cluster
-// changes in the cache, inside the window.
+// changes in the cache, inside the window, and as soon as the cluster's pull Secret does (the
+// window is as long as a host's poll interval: only identity keeps the record current).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, ClusterDeployment, InfraEnv } from '../../../src/api/index.ts';
@@ -10,7 +11,7 @@ import { clusterRecordForPoll } from '../../../src/records/hosts/lookup.ts';
 import { hostMemory } from '../../../src/records/hosts/memory.ts';
 import { POLL_CLUSTER_RECORD_MAX_AGE_MS } from '../../../src/records/hosts/poll-clusters.ts';
 import type { AgentCluster } from '../../../src/records/index.ts';
-import { AGENT } from '../../../src/records/resources.ts';
+import { AGENT, SECRET } from '../../../src/records/resources.ts';
 import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
 import { createRegisteredCluster } from '../cluster/harness.ts';
@@ -141,5 +142,32 @@ describe('host polls and their cluster record', () => {
     // The record came from comparing the Agents only if neither the window ran out nor the ACI changed.
     expect.soft(performance.now() - renamedAt).toBeLessThan(POLL_CLUSTER_RECORD_MAX_AGE_MS);
     expect.soft(op.ctx.aciOfCluster(`${ns}/${cdName}`)).toBe(aci);
+  });
+
+  it('a record is rebuilt as soon as the pull Secret changes in the cache, whatever the window', async () => {
+    const cd = op.ctx.informers.clusterDeployments.get(ns, cdName) as ClusterDeployment;
+    const clusterId = cd.metadata.uid ?? '';
+    const memory = hostMemory(op.ctx);
+    await eventually(async () => op.ctx.mgr.busyControllers(2_000).length === 0 || undefined, {
+      what: 'operator settled',
+    });
+    const first = await clusterRecordForPoll(op.ctx, memory, clusterId);
+    const old = JSON.parse(first?.pull_secret ?? '{}') as { auths: Record<string, unknown> };
+    expect(Object.keys(old.auths ?? {}).length).toBeGreaterThan(0);
+    // Another registry's credentials added to the same pull Secret.
+    const value = JSON.stringify({ auths: { ...old.auths, 'mirror.example.org:5000': { auth: 'dTpw' } } });
+    const secretName = cd.spec.pullSecretRef?.name ?? '';
+    await client.patch(SECRET, secretName, ns, 'merge', {
+      data: { '.dockerconfigjson': Buffer.from(value).toString('base64') },
+    });
+    await eventually(
+      async () => {
+        const data = op.ctx.informers.secrets.get(ns, secretName)?.data?.['.dockerconfigjson'];
+        return data && Buffer.from(data, 'base64').toString() === value ? true : undefined;
+      },
+      { what: 'the pull Secret change in the cache' },
+    );
+    const second = await clusterRecordForPoll(op.ctx, memory, clusterId);
+    expect(second?.pull_secret).toBe(value);
   });
 });

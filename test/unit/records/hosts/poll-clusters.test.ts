@@ -46,12 +46,45 @@ describe('PollClusterRecords', () => {
     expect(h.builds()).toBe(2);
   });
 
-  it('rebuilds once the window has passed, with nothing changed', async () => {
+  it('a one-host cluster polled every 10 s (or 60 s) keeps its record while nothing changed', async () => {
+    const agents = [a1];
+    const pullSecret = { name: 'pull-secret' };
+    for (const every of [10_000, 60_000]) {
+      const h = harness();
+      for (let i = 0; i < 10; i++) {
+        h.clock.now = i * every;
+        expect(await h.records.record('sno', [cd, aci, agents, pullSecret], h.build('sno'))).toBe('sno#1');
+      }
+      expect(h.builds()).toBe(1);
+    }
+  });
+
+  it('rebuilds when a referenced Secret or ConfigMap changed, appeared or went away', async () => {
+    const secret = { name: 'pull-secret' };
+    const manifests = { name: 'manifests' };
+    const h = harness();
+    const reads = [
+      [cd, aci, a1, secret, manifests],
+      [cd, aci, a1, { name: 'pull-secret' }, manifests],
+      [cd, aci, a1, undefined, manifests],
+      [cd, aci, a1, undefined],
+      [cd, aci, a1, undefined, { name: 'manifests' }],
+    ];
+    for (const [i, parts] of reads.entries()) {
+      h.clock.now = i * 10_000;
+      expect(await h.records.record('c1', parts, h.build('c1'))).toBe(`c1#${i + 1}`);
+    }
+  });
+
+  it('rebuilds once the record has not been used for the window, with nothing changed', async () => {
     const h = harness({ maxAgeMs: 1000 });
     await h.records.record('c1', [cd], h.build('c1'));
     h.clock.now = 999;
     expect(await h.records.record('c1', [cd], h.build('c1'))).toBe('c1#1');
-    h.clock.now = 1000;
+    // Used at 999: kept until 1999.
+    h.clock.now = 1998;
+    expect(await h.records.record('c1', [cd], h.build('c1'))).toBe('c1#1');
+    h.clock.now = 2998;
     expect(await h.records.record('c1', [cd], h.build('c1'))).toBe('c1#2');
   });
 
