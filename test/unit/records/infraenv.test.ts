@@ -64,6 +64,15 @@ describe('infraEnvToRecord', () => {
     });
   });
 
+  it('a changed NMStateConfig (a new object) gets its own YAML; the first keeps its own', () => {
+    const config = nmStateConfig('a', '52:54:00:00:00:01', '192.168.111.20');
+    const first = nmStateYaml(config);
+    expect(nmStateYaml(config)).toBe(first);
+    const changed = nmStateConfig('a', '52:54:00:00:00:01', '192.168.111.99');
+    expect(nmStateYaml(changed)).toContain('192.168.111.99');
+    expect(nmStateYaml(config)).toBe(first);
+  });
+
   it('writes nmstate YAML with sorted keys and go-yaml sequence style', () => {
     expect(nmStateYaml(nmStateConfig('a', '52:54:00:00:00:01', '192.168.111.20'))).toBe(
       [
