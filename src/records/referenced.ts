@@ -15,7 +15,7 @@ export interface DataObject extends KubeObject {
  * The referenced object from the cache, else read live; when it lacks the watch and backup labels,
  * PATCHes them onto it (a write to the user's Secret or ConfigMap) so it is cached from now on.
  */
-async function getAndLabelForWatch(
+export async function getAndLabelForWatch(
   ctx: OperatorContext,
   kind: 'secret' | 'configmap',
   ns: string,
@@ -31,24 +31,6 @@ async function getAndLabelForWatch(
     });
   }
   return obj;
-}
-
-/** The referenced Secret as read (the cached object once it is watched); labels it like readSecret. */
-export function readSecretObject(
-  ctx: OperatorContext,
-  ns: string,
-  name: string,
-): Promise<DataObject | undefined> {
-  return getAndLabelForWatch(ctx, 'secret', ns, name);
-}
-
-/** The referenced ConfigMap as read (the cached object once it is watched); labels it like readConfigMap. */
-export function readConfigMapObject(
-  ctx: OperatorContext,
-  ns: string,
-  name: string,
-): Promise<DataObject | undefined> {
-  return getAndLabelForWatch(ctx, 'configmap', ns, name);
 }
 
 /** A Secret's data decoded (base64 → utf8). */
@@ -67,7 +49,7 @@ export async function readSecret(
   ns: string,
   name: string,
 ): Promise<Record<string, string> | undefined> {
-  const s = await readSecretObject(ctx, ns, name);
+  const s = await getAndLabelForWatch(ctx, 'secret', ns, name);
   return s ? decodedSecretData(s) : undefined;
 }
 
@@ -77,6 +59,6 @@ export async function readConfigMap(
   ns: string,
   name: string,
 ): Promise<Record<string, string> | undefined> {
-  const cm = await readConfigMapObject(ctx, ns, name);
+  const cm = await getAndLabelForWatch(ctx, 'configmap', ns, name);
   return cm ? (cm.data ?? {}) : undefined;
 }

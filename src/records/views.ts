@@ -20,13 +20,7 @@ import {
   manifestsConfigMapNames,
 } from './index.ts';
 import { ANY_LABELS, aciKeyOf, INFRAENV_BY_NMSTATE_SELECTOR_INDEX, nmStateSelectorOf } from './indexes.ts';
-import {
-  type DataObject,
-  decodedSecretData,
-  readConfigMapObject,
-  readSecret,
-  readSecretObject,
-} from './referenced.ts';
+import { type DataObject, decodedSecretData, getAndLabelForWatch, readSecret } from './referenced.ts';
 
 export interface ClusterView {
   cd: ClusterDeployment;
@@ -80,10 +74,10 @@ export async function readClusterReferences(
 ): Promise<ClusterReferences> {
   const ns = cd.metadata.namespace ?? '';
   const secretName = cd.spec.pullSecretRef?.name;
-  const pullSecret = secretName ? await readSecretObject(ctx, ns, secretName) : undefined;
+  const pullSecret = secretName ? await getAndLabelForWatch(ctx, 'secret', ns, secretName) : undefined;
   const manifests: { name: string; configMap: DataObject }[] = [];
   for (const name of manifestsConfigMapNames(aci)) {
-    const configMap = await readConfigMapObject(ctx, aci.metadata.namespace ?? ns, name);
+    const configMap = await getAndLabelForWatch(ctx, 'configmap', aci.metadata.namespace ?? ns, name);
     if (configMap) manifests.push({ name, configMap });
   }
   return { pullSecret, manifests };

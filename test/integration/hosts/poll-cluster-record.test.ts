@@ -87,6 +87,17 @@ async function poll(hostId: string): Promise<{ step_type: string; args?: string[
   return (reply.body as { instructions: { step_type: string; args?: string[] }[] }).instructions;
 }
 
+/** The cluster's record as a poll reads it, once the operator has nothing left to do. */
+async function settledRecord() {
+  const cd = op.ctx.informers.clusterDeployments.get(ns, cdName) as ClusterDeployment;
+  const clusterId = cd.metadata.uid ?? '';
+  const memory = hostMemory(op.ctx);
+  await eventually(async () => op.ctx.mgr.busyControllers(2_000).length === 0 || undefined, {
+    what: 'operator settled',
+  });
+  return { cd, clusterId, memory, first: await clusterRecordForPoll(op.ctx, memory, clusterId) };
+}
+
 describe('host polls and their cluster record', () => {
   it('polls with nothing changed share a build; after another host has an inventory they probe it', async () => {
     hosts.a = await register();
@@ -120,13 +131,7 @@ describe('host polls and their cluster record', () => {
   });
 
   it('a record is rebuilt as soon as an Agent of the cluster changes in the cache, inside the window', async () => {
-    const cd = op.ctx.informers.clusterDeployments.get(ns, cdName) as ClusterDeployment;
-    const clusterId = cd.metadata.uid ?? '';
-    const memory = hostMemory(op.ctx);
-    await eventually(async () => op.ctx.mgr.busyControllers(2_000).length === 0 || undefined, {
-      what: 'operator settled',
-    });
-    const first = await clusterRecordForPoll(op.ctx, memory, clusterId);
+    const { clusterId, memory, first } = await settledRecord();
     expect(first?.hosts.find((h) => h.id === hosts.b)?.requested_hostname).not.toBe('renamed-b');
 
     // A user renames B: B's Agent changes; the cluster's status need not.
@@ -145,13 +150,7 @@ describe('host polls and their cluster record', () => {
   });
 
   it('a record is rebuilt as soon as the pull Secret changes in the cache, whatever the window', async () => {
-    const cd = op.ctx.informers.clusterDeployments.get(ns, cdName) as ClusterDeployment;
-    const clusterId = cd.metadata.uid ?? '';
-    const memory = hostMemory(op.ctx);
-    await eventually(async () => op.ctx.mgr.busyControllers(2_000).length === 0 || undefined, {
-      what: 'operator settled',
-    });
-    const first = await clusterRecordForPoll(op.ctx, memory, clusterId);
+    const { cd, clusterId, memory, first } = await settledRecord();
     const old = JSON.parse(first?.pull_secret ?? '{}') as { auths: Record<string, unknown> };
     expect(Object.keys(old.auths ?? {}).length).toBeGreaterThan(0);
     // Another registry's credentials added to the same pull Secret.
