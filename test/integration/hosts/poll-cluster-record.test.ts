@@ -131,22 +131,29 @@ describe('host polls and their cluster record', () => {
   });
 
   it('a record is rebuilt as soon as an Agent of the cluster changes in the cache, inside the window', async () => {
-    const { clusterId, memory, first } = await settledRecord();
-    expect(first?.hosts.find((h) => h.id === hosts.b)?.requested_hostname).not.toBe('renamed-b');
+    // A trial shows it only if the ACI stayed the same object (else the ACI forced the rebuild);
+    // on a loaded box a late cluster status write can land inside one, so up to three trials.
+    let conclusive = false;
+    for (let trial = 1; trial <= 3 && !conclusive; trial++) {
+      const { clusterId, memory, first } = await settledRecord();
+      const hostname = `renamed-b-${trial}`;
+      expect(first?.hosts.find((h) => h.id === hosts.b)?.requested_hostname).not.toBe(hostname);
 
-    // A user renames B: B's Agent changes; the cluster's status need not.
-    const aci = op.ctx.aciOfCluster(`${ns}/${cdName}`);
-    const renamedAt = performance.now();
-    await client.patch(AGENT, hosts.b, ns, 'merge', { spec: { hostname: 'renamed-b' } });
-    await eventually(
-      async () => op.ctx.informers.agents.get(ns, hosts.b)?.spec.hostname === 'renamed-b' || undefined,
-      { what: 'the rename in the cache' },
-    );
-    const second = await clusterRecordForPoll(op.ctx, memory, clusterId);
-    expect(second?.hosts.find((h) => h.id === hosts.b)?.requested_hostname).toBe('renamed-b');
-    // The record came from comparing the Agents only if neither the window ran out nor the ACI changed.
-    expect.soft(performance.now() - renamedAt).toBeLessThan(POLL_CLUSTER_RECORD_MAX_AGE_MS);
-    expect.soft(op.ctx.aciOfCluster(`${ns}/${cdName}`)).toBe(aci);
+      // A user renames B: B's Agent changes; the cluster's status need not.
+      const aci = op.ctx.aciOfCluster(`${ns}/${cdName}`);
+      const renamedAt = performance.now();
+      await client.patch(AGENT, hosts.b, ns, 'merge', { spec: { hostname } });
+      await eventually(
+        async () => op.ctx.informers.agents.get(ns, hosts.b)?.spec.hostname === hostname || undefined,
+        { what: 'the rename in the cache' },
+      );
+      const second = await clusterRecordForPoll(op.ctx, memory, clusterId);
+      expect(second?.hosts.find((h) => h.id === hosts.b)?.requested_hostname).toBe(hostname);
+      conclusive =
+        performance.now() - renamedAt < POLL_CLUSTER_RECORD_MAX_AGE_MS &&
+        op.ctx.aciOfCluster(`${ns}/${cdName}`) === aci;
+    }
+    expect(conclusive, 'every trial saw the ACI change or the window run out').toBe(true);
   });
 
   it('a record is rebuilt as soon as the pull Secret changes in the cache, whatever the window', async () => {
