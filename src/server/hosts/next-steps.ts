@@ -39,7 +39,11 @@ export async function getNextSteps(s: HostScope, found: FoundHost, input: NextSt
   // Upstream records the runner's version before choosing steps; judging by the version stored
   // at registration (the discovery image's) would ask an upgraded runner to upgrade forever.
   const version = call.agentVersionHeader;
-  const host = version ? { ...recorded, discovery_agent_version: version } : recorded;
+  // Copied only when the version differs: each copy is the whole host record, on every poll.
+  const host =
+    version && version !== recorded.discovery_agent_version
+      ? { ...recorded, discovery_agent_version: version }
+      : recorded;
   const cluster = await clusterRecordForPoll(ctx, memory, host.cluster_id);
   const options = await stepsOptionsForHost(s, agent, infraEnv, host);
   const result = nextStepsDetailed(host, cluster, await infraEnvRecordOf(ctx, infraEnv), {
