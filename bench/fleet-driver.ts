@@ -87,7 +87,7 @@ export interface EventStatusResult {
 type Command =
   | { cmd: 'register' }
   | { cmd: 'inventory' }
-  | { cmd: 'idle'; seconds: number; intervalSeconds: number }
+  | { cmd: 'idle'; seconds: number; intervalSeconds: number; base?: string }
   | { cmd: 'connectivity'; seconds: number; intervalSeconds: number }
   | { cmd: 'events'; seconds: number; perSecond: number; settleSeconds: number }
   | { cmd: 'cpu' };
@@ -204,8 +204,9 @@ export class FleetDriver {
     return this.send({ cmd: 'inventory' });
   }
 
-  idle(seconds: number, intervalSeconds: number): Promise<IdleResult> {
-    return this.send({ cmd: 'idle', seconds, intervalSeconds });
+  /** `base`: poll that server instead of the operator (bench/http-floor.ts). */
+  idle(seconds: number, intervalSeconds: number, base?: string): Promise<IdleResult> {
+    return this.send({ cmd: 'idle', seconds, intervalSeconds, ...(base ? { base } : {}) });
   }
 
   /** As idle, but every host answers the connectivity checks its polls hand it. */
@@ -243,6 +244,8 @@ export const POLL_SECONDS = 10;
 /** The worker side: plays the hosts. */
 class Fleet {
   private readonly init: FleetInit;
+  /** Where requests go: the operator's host API, but for an idle phase played against another server. */
+  private base: string;
   private readonly http: HttpAgent;
   /** Hosts polling on their own between registration and the first polling phase. */
   private readonly beats = new Map<number, NodeJS.Timeout>();
@@ -251,6 +254,7 @@ class Fleet {
 
   constructor(init: FleetInit) {
     this.init = init;
+    this.base = init.base;
     this.http = new HttpAgent({ connections: init.concurrency });
   }
 
@@ -261,7 +265,7 @@ class Fleet {
   /** One request as host i; the answer's status and body. `body` is sent as is when a string. */
   private async exchange(method: 'GET' | 'POST', path: string, i: number, body?: unknown) {
     const { tokens } = this.init;
-    const res = await request(`${this.init.base}${path}`, {
+    const res = await request(`${this.base}${path}`, {
       method,
       dispatcher: this.http,
       headers: {
@@ -356,8 +360,13 @@ class Fleet {
   }
 
   /** Every host polls its next steps every `intervalSeconds`, start times spread over one interval. */
-  async idle(seconds: number, intervalSeconds: number): Promise<IdleResult> {
-    return this.polling('idle poll', seconds, intervalSeconds, async () => {});
+  async idle(seconds: number, intervalSeconds: number, base = this.init.base): Promise<IdleResult> {
+    this.base = base;
+    try {
+      return await this.polling('idle poll', seconds, intervalSeconds, async () => {});
+    } finally {
+      this.base = this.init.base;
+    }
   }
 
   /** Polls as idle does; a poll that hands out a connectivity check is answered with a full report. */
@@ -543,7 +552,7 @@ async function serve(init: FleetInit, port: CommandPort): Promise<void> {
         case 'inventory':
           return fleet.inventory();
         case 'idle':
-          return fleet.idle(m.seconds, m.intervalSeconds);
+          return fleet.idle(m.seconds, m.intervalSeconds, m.base);
         case 'connectivity':
           return fleet.connectivity(m.seconds, m.intervalSeconds);
         case 'events':

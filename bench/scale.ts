@@ -18,7 +18,10 @@
 // the fleet in place: what is alive at the end and what major GCs collected, young garbage left
 // out), --heap-profile-hosts FILE (sampling heap profile of what the operator's thread allocated from
 // the registration wave on and still holds, after a full GC, with the hosts in place; summarise it
-// with bench/heap-profile-summary.ts), --poll-during-waves (every host polls every 10 s from its registration on, as agents go
+// with bench/heap-profile-summary.ts), --http-floor-seconds (after the idle-hosts window, the same
+// polls for that long, at most the window's, against a bare Node HTTP server on a thread of its own,
+// bench/http-floor.ts: the operator's CPU per poll as a multiple of a bare request's; default 20, 0
+// skips it), --poll-during-waves (every host polls every 10 s from its registration on, as agents go
 // on polling, instead of only in the polling phases), --driver-process (the host driver as a
 // child process instead of a worker thread: the operator's process is then the operator and the
 // bench's meters alone), --plane-nice N (kube-apiserver's and etcd's threads at nice N, so the
@@ -88,6 +91,7 @@ import { createLogger, KubeClient, LAST_APPLIED_ANNOTATION } from '../src/runtim
 import { captureApiServerProfile, summariseApiServerProfile } from './apiserver-profile.ts';
 import { createClusters, type FleetShape, pool } from './fleet.ts';
 import { type Failures, FleetDriver, POLL_SECONDS, pct } from './fleet-driver.ts';
+import { measureHttpFloor } from './http-floor.ts';
 import { measureIsoThroughput, serveFleetOsImage } from './iso-throughput.ts';
 import { startLoopBreakdown } from './loop-breakdown.ts';
 import { deploymentMemoryLimit, type MemoryCgroup, memoryCgroup, quantityBytes } from './memory-cgroup.ts';
@@ -123,6 +127,7 @@ const { values: flags } = parseArgs({
     'fleet-process-seconds': { type: 'string', default: '30' },
     'fleet-process-variant': { type: 'string', multiple: true, default: [] },
     'idle-hosts-seconds': { type: 'string', default: '60' },
+    'http-floor-seconds': { type: 'string', default: '20' },
     'event-status-seconds': { type: 'string', default: '60' },
     'connectivity-seconds': { type: 'string', default: '120' },
     'installs-per-hour': { type: 'string', default: '500' },
@@ -843,7 +848,16 @@ async function idleHosts(b: Bench) {
       ? `${steadyRssMiB.toFixed(0)} MiB (the driver is a process of its own)`
       : `${steadyRssMiB.toFixed(0)} MiB, of which the driver thread's heap ${driverHeapMiB.toFixed(0)} MiB`,
   );
-  return r;
+  const floorSeconds = Math.min(Number(flags['http-floor-seconds']), seconds);
+  if (floorSeconds <= 0) return r;
+  const floor = await measureHttpFloor(b.driver, floorSeconds, POLL_SECONDS);
+  addFailures(b.failures, floor.failures);
+  const pollMicros = (usage.cpuSeconds.operatorThread / Math.max(1, r.polls)) * 1e6;
+  line(
+    'bare HTTP server, the same polls: CPU per request',
+    `${floor.cpuMicrosPerRequest.toFixed(0)} µs (${floor.requests} requests in ${floor.seconds.toFixed(0)} s); a poll on the operator's thread ${pollMicros.toFixed(0)} µs = ${(pollMicros / floor.cpuMicrosPerRequest).toFixed(1)} ×`,
+  );
+  return { ...r, httpFloor: { ...floor, operatorThreadMicrosPerPoll: pollMicros } };
 }
 
 /** The largest IPv4 majority group in any cluster's status (0 while none is stored). */
