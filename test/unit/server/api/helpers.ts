@@ -2,7 +2,7 @@
 // for authentication, and a loopback server with a real LocalAuth (in-memory keys).
 
 import { Readable } from 'node:stream';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { request } from 'undici';
 import {
   type AccessResolver,
@@ -257,6 +257,8 @@ export async function startTestServer(
     maxConnections?: number;
     /** The replica's serving state (default: always serving). */
     serving?: () => boolean;
+    /** Default: a silent one. */
+    logger?: Logger;
   } = {},
 ): Promise<TestServer> {
   const resolver = new TestResolver();
@@ -271,7 +273,7 @@ export async function startTestServer(
   const server = createApiServer({
     backend,
     auth,
-    logger: silent,
+    logger: options.logger ?? silent,
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}),
     probes: { ready: () => options.serving?.() ?? true },

@@ -1,4 +1,6 @@
 // Routing, extra handlers, probes, unknown paths and methods, component versions.
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Router } from '../../../../src/server/api/router.ts';
 import {
@@ -33,6 +35,47 @@ describe('Router', () => {
     expect(router.match('GET', '/v2/things/%E0%A4%A')).toEqual({ kind: 'not-found' });
     expect(() => router.add('GET', '/v2/things/{id}', a)).toThrow(/already registered/);
     expect(() => router.add('GET', 'relative', a)).toThrow(/must start with/);
+  });
+});
+
+describe('request log lines', () => {
+  /** A server logging at `level`; the lines it wrote. */
+  async function serverLoggingAt(level: string) {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
+    return { t: await startTestServer({ logger: pino({ level }, sink) }), lines };
+  }
+
+  it('at debug level, one line per request with its path and status, no query', async () => {
+    const { t, lines } = await serverLoggingAt('debug');
+    try {
+      expect((await call(t, 'GET', '/health?api_key=secret')).status).toBe(200);
+      await expect.poll(() => lines.filter((l) => l.msg === 'request')).toHaveLength(1);
+      expect(lines.find((l) => l.msg === 'request')).toMatchObject({
+        method: 'GET',
+        path: '/health',
+        status: 200,
+      });
+      expect(JSON.stringify(lines)).not.toContain('secret');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('at info level, no request lines', async () => {
+    const { t, lines } = await serverLoggingAt('info');
+    try {
+      expect((await call(t, 'GET', '/health')).status).toBe(200);
+      expect((await call(t, 'GET', '/health')).status).toBe(200);
+      expect(lines.filter((l) => l.msg === 'request')).toEqual([]);
+    } finally {
+      await t.close();
+    }
   });
 });
 
