@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { sameItems } from '../../util/same-items.ts';
 
 /**
- * How long a record is kept after it was built. A host is told to poll again within 60 s in every
+ * How long a record is kept after it was last used. A host is told to poll again within 60 s in every
  * state with steps to run (next_instruction_seconds; 120 s once disconnected or failed), so a
  * one-host cluster's next poll finds its record.
  */
