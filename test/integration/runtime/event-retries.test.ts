@@ -2,8 +2,6 @@
 // name, and the real API server's AlreadyExists then counts as stored: one Event, nothing dropped,
 // no warning. Both writers (the controllers' recorder and the installer events' writer), through an
 // HTTP/2 proxy that resets the stream where the answer would be.
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InfraEnv } from '../../../src/api/index.ts';
 import type { OperatorContext } from '../../../src/records/context.ts';
@@ -13,6 +11,7 @@ import { EventRecorder } from '../../../src/runtime/events.ts';
 import { RuntimeMetrics } from '../../../src/runtime/metrics.ts';
 import { ConfigMapResource, EventResource, type KubeObject } from '../../../src/runtime/types.ts';
 import { adminKubeConfig, newNamespace } from '../../harness/env.ts';
+import { capturingLogger } from '../../harness/log-capture.ts';
 import { H2FaultProxy } from './h2-fault-proxy.ts';
 import { adminClient, configMap } from './helpers.ts';
 
@@ -32,19 +31,13 @@ async function setup() {
   const client = new KubeClient({ kubeConfig: proxy.kubeConfig(), metrics: metrics.clientSink() });
   const admin = adminClient();
   const namespace = await newNamespace('rt-evretry');
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      lines.push(JSON.parse(String(chunk)));
-      cb();
-    },
-  });
+  const { logger, lines } = capturingLogger();
   cleanups.push(
     () => client.close(),
     () => admin.close(),
     () => proxy.close(),
   );
-  return { proxy, metrics, client, admin, namespace, lines, logger: pino({ level: 'info' }, sink) };
+  return { proxy, metrics, client, admin, namespace, lines, logger };
 }
 
 async function droppedBy(metrics: RuntimeMetrics): Promise<Record<string, number>> {

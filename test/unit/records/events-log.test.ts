@@ -1,21 +1,14 @@
 // An event naming no known record is logged, not stored: the log line carries only a capped
 // prefix of each host-provided string, so one large POST cannot flood the log.
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { OperatorContext } from '../../../src/records/context.ts';
 import { OperatorEvents } from '../../../src/records/events.ts';
+import { capturingLogger } from '../../harness/log-capture.ts';
 
 function capturingContext(): { ctx: OperatorContext; lines: string[] } {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      lines.push(String(chunk));
-      cb();
-    },
-  });
+  const { logger, raw: lines } = capturingLogger();
   const ctx = {
-    logger: pino({ level: 'info' }, sink),
+    logger,
     infraEnvById: () => undefined,
     clusterDeploymentById: () => undefined,
   } as unknown as OperatorContext;

@@ -2,8 +2,6 @@
 // about 3,000 events in 20 s; one write at a time fell behind a busy API server and dropped a
 // third of them), flush waits for all of them, a transient failure is retried, and every dropped
 // event is counted in aio_events_dropped_total and reported in a log line (at most one per interval).
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Agent, InfraEnv } from '../../../src/api/index.ts';
 import type { ApiEvent } from '../../../src/core/event-model.ts';
@@ -11,25 +9,20 @@ import type { OperatorContext } from '../../../src/records/context.ts';
 import { OperatorEvents } from '../../../src/records/events.ts';
 import { ApiError } from '../../../src/runtime/client.ts';
 import { RuntimeMetrics } from '../../../src/runtime/metrics.ts';
+import { capturingLogger } from '../../harness/log-capture.ts';
 
 const IE = '22222222-0000-4000-8000-000000000002';
 const host = (i: number) => `11111111-0000-4000-8000-${String(i).padStart(12, '0')}`;
 
 /** A context whose client holds every create until the test settles it. */
 function writerContext() {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      lines.push(JSON.parse(String(chunk)));
-      cb();
-    },
-  });
+  const { logger, lines } = capturingLogger();
   // settle(true) stores the Event, settle(false) fails it with an error of no particular kind.
   const held: { body: { reason?: string }; settle: (outcome: boolean | Error) => void }[] = [];
   const metrics = new RuntimeMetrics();
   const infraEnv = { kind: 'InfraEnv', metadata: { name: 'ie', namespace: 'ns', uid: IE } } as InfraEnv;
   const ctx = {
-    logger: pino({ level: 'info' }, sink),
+    logger,
     infraEnvById: (id: string) => (id === IE ? infraEnv : undefined),
     clusterDeploymentById: () => undefined,
     informers: {

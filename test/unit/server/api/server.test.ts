@@ -1,8 +1,7 @@
 // Routing, extra handlers, probes, unknown paths and methods, component versions.
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Router } from '../../../../src/server/api/router.ts';
+import { capturingLogger } from '../../../harness/log-capture.ts';
 import {
   API,
   call,
@@ -41,14 +40,8 @@ describe('Router', () => {
 describe('request log lines', () => {
   /** A server logging at `level`; the lines it wrote. */
   async function serverLoggingAt(level: string) {
-    const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(JSON.parse(String(chunk)));
-        done();
-      },
-    });
-    return { t: await startTestServer({ logger: pino({ level }, sink) }), lines };
+    const { logger, lines } = capturingLogger(level);
+    return { t: await startTestServer({ logger }), lines };
   }
 
   it('at debug level, one line per request with its path and status, no query', async () => {
