@@ -165,16 +165,42 @@ export function infraEnvsSelecting(
   });
 }
 
-/** The infra-env record of an InfraEnv, with its pull secret and selected NMStateConfigs. */
-export async function infraEnvView(ctx: OperatorContext, ie: InfraEnv): Promise<InfraEnvRecord> {
+/** What an infra-env record reads besides the InfraEnv: its cluster, pull Secret and NMStateConfigs. */
+export interface InfraEnvReferences {
+  cd: ClusterDeployment | undefined;
+  /** The pull Secret the InfraEnv names, when it exists. */
+  pullSecret: DataObject | undefined;
+  nmStateConfigs: NMStateConfig[];
+}
+
+export async function readInfraEnvReferences(
+  ctx: OperatorContext,
+  ie: InfraEnv,
+): Promise<InfraEnvReferences> {
   const ns = ie.metadata.namespace ?? '';
-  const nmStateConfigs = selectedNmStateConfigs(ctx, ie);
   const cdRef = ie.spec.clusterRef;
-  const cd = cdRef?.name
-    ? ctx.informers.clusterDeployments.get(cdRef.namespace || ns, cdRef.name)
-    : undefined;
+  const secretName = ie.spec.pullSecretRef?.name;
+  return {
+    cd: cdRef?.name ? ctx.informers.clusterDeployments.get(cdRef.namespace || ns, cdRef.name) : undefined,
+    pullSecret: secretName ? await getAndLabelForWatch(ctx, 'secret', ns, secretName) : undefined,
+    nmStateConfigs: selectedNmStateConfigs(ctx, ie),
+  };
+}
+
+/** The objects an infra-env record was built from, in a fixed order, to compare two reads by identity. */
+export function infraEnvReferencesList(r: InfraEnvReferences): unknown[] {
+  return [r.cd, r.pullSecret, ...r.nmStateConfigs];
+}
+
+/** The infra-env record of an InfraEnv, with its pull secret and selected NMStateConfigs. */
+export async function infraEnvView(
+  ctx: OperatorContext,
+  ie: InfraEnv,
+  references?: InfraEnvReferences,
+): Promise<InfraEnvRecord> {
+  const { cd, pullSecret, nmStateConfigs } = references ?? (await readInfraEnvReferences(ctx, ie));
   return infraEnvToRecord(ie, {
-    pullSecret: await pullSecretOf(ctx, ns, ie.spec.pullSecretRef?.name),
+    pullSecret: pullSecret ? decodedSecretData(pullSecret)['.dockerconfigjson'] : undefined,
     nmStateConfigs,
     clusterId: cd?.metadata.uid,
   });

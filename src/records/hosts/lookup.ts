@@ -3,6 +3,7 @@
 import type { Agent, InfraEnv } from '../../api/index.ts';
 import { INFRAENV_LABEL } from '../../api/index.ts';
 import type { InfraEnv as InfraEnvRecord } from '../../core/model.ts';
+import { objectKey } from '../../runtime/index.ts';
 import type { OperatorContext } from '../context.ts';
 import type { AgentCluster, HostRuntimeFacts } from '../index.ts';
 import { AGENT } from '../resources.ts';
@@ -11,8 +12,10 @@ import {
   clusterObjects,
   clusterReferencesList,
   clusterView,
+  infraEnvReferencesList,
   infraEnvView,
   readClusterReferences,
+  readInfraEnvReferences,
 } from '../views.ts';
 import { ownerInfraEnvUid } from './access.ts';
 import type { HostMemory } from './memory.ts';
@@ -123,7 +126,7 @@ export async function clusterRecordById(
 /**
  * The cluster record a host's poll chooses steps from: clusterRecordById's, reused while the
  * cached objects and the referenced Secret and ConfigMaps it was built from are unchanged
- * (poll-clusters.ts).
+ * (poll-records.ts).
  */
 export async function clusterRecordForPoll(
   ctx: OperatorContext,
@@ -152,6 +155,24 @@ export async function clusterRecordForPoll(
 
 export function infraEnvRecordOf(ctx: OperatorContext, infraEnv: InfraEnv): Promise<InfraEnvRecord> {
   return infraEnvView(ctx, infraEnv);
+}
+
+/**
+ * The infra-env record a host's poll chooses steps from: infraEnvRecordOf's, reused while the
+ * InfraEnv and the cluster, pull Secret and NMStateConfigs it was built from are unchanged
+ * (poll-records.ts).
+ */
+export async function infraEnvRecordForPoll(
+  ctx: OperatorContext,
+  memory: HostMemory,
+  infraEnv: InfraEnv,
+): Promise<InfraEnvRecord> {
+  const references = await readInfraEnvReferences(ctx, infraEnv);
+  return memory.pollInfraEnvs.record(
+    objectKey(infraEnv),
+    [infraEnv, ...infraEnvReferencesList(references)],
+    () => infraEnvView(ctx, infraEnv, references),
+  );
 }
 
 /**

@@ -13,12 +13,12 @@
 
 import type { Agent, AgentStatus } from '../../api/index.ts';
 import type { Inventory } from '../../core/inventory.ts';
-import type { NtpSource } from '../../core/model.ts';
+import type { InfraEnv as InfraEnvRecord, NtpSource } from '../../core/model.ts';
 import type { SmEvent } from '../../core/statemachine/index.ts';
 import { optionsFromEnv, resolveOptions, type StateMachineOptions } from '../../core/statemachine/index.ts';
 import type { OperatorContext } from '../context.ts';
 import type { AgentCluster, HostRuntimeFacts } from '../index.ts';
-import { PollClusterRecords } from './poll-clusters.ts';
+import { PollRecords } from './poll-records.ts';
 
 export const WARM_UP_MS = 3 * 60_000;
 
@@ -191,8 +191,9 @@ export class HostMemory {
   settleNewAgent: SettleNewAgent | undefined;
   readonly warmUp: WarmUp;
   readonly smOptions: StateMachineOptions;
-  /** The cluster records host polls reuse (poll-clusters.ts). */
-  readonly pollClusters = new PollClusterRecords<AgentCluster | undefined>();
+  /** The cluster and infra-env records host polls reuse (poll-records.ts). */
+  readonly pollClusters = new PollRecords<AgentCluster | undefined>();
+  readonly pollInfraEnvs = new PollRecords<InfraEnvRecord>();
 
   constructor(startedAt: number, env: Readonly<Record<string, string | undefined>>) {
     this.warmUp = new WarmUp(startedAt);

@@ -5,7 +5,7 @@
 import type { Agent, InfraEnv } from '../../api/index.ts';
 import { type NextStepsResult, nextStepsDetailed, type StepsOptions } from '../../core/steps/index.ts';
 import { referencedFacts } from '../../records/agents/references.ts';
-import { clusterRecordForPoll, hostFacts, infraEnvRecordOf } from '../../records/hosts/lookup.ts';
+import { clusterRecordForPoll, hostFacts, infraEnvRecordForPoll } from '../../records/hosts/lookup.ts';
 import type { PendingHostUpdate } from '../../records/hosts/memory.ts';
 import { type AgentHost, cachedAgentToHost } from '../../records/index.ts';
 import { type CallContext, fail, ok } from '../api/backend.ts';
@@ -46,7 +46,7 @@ export async function getNextSteps(s: HostScope, found: FoundHost, input: NextSt
       : recorded;
   const cluster = await clusterRecordForPoll(ctx, memory, host.cluster_id);
   const options = await stepsOptionsForHost(s, agent, infraEnv, host);
-  const result = nextStepsDetailed(host, cluster, await infraEnvRecordOf(ctx, infraEnv), {
+  const result = nextStepsDetailed(host, cluster, await infraEnvRecordForPoll(ctx, memory, infraEnv), {
     now,
     random: s.random,
     options,

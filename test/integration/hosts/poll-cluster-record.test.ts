@@ -1,17 +1,19 @@
-// Host polls reuse their cluster's record (issue 16 item 4; src/records/hosts/poll-clusters.ts):
+// Host polls reuse their cluster's record (issue 16 item 4; src/records/hosts/poll-records.ts):
 // built from every host of the cluster, it cost each poll O(n) in a cluster of n hosts. Against
 // the real API server: polls with nothing changed share one build per window, a poll after another
 // host's inventory probes that host, and a record is rebuilt as soon as an Agent of the cluster
 // changes in the cache, inside the window, and as soon as the cluster's pull Secret does (the
-// window is as long as a host's poll interval: only identity keeps the record current).
+// window is as long as a host's poll interval: only identity keeps the record current). The
+// infra-env record a poll reads is reused the same way, and rebuilt as soon as its InfraEnv or pull
+// Secret changes.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent, ClusterDeployment, InfraEnv } from '../../../src/api/index.ts';
-import { clusterRecordForPoll } from '../../../src/records/hosts/lookup.ts';
+import { clusterRecordForPoll, infraEnvRecordForPoll } from '../../../src/records/hosts/lookup.ts';
 import { hostMemory } from '../../../src/records/hosts/memory.ts';
-import { POLL_CLUSTER_RECORD_MAX_AGE_MS } from '../../../src/records/hosts/poll-clusters.ts';
+import { POLL_RECORD_MAX_AGE_MS } from '../../../src/records/hosts/poll-records.ts';
 import type { AgentCluster } from '../../../src/records/index.ts';
-import { AGENT, SECRET } from '../../../src/records/resources.ts';
+import { AGENT, INFRA_ENV, SECRET } from '../../../src/records/resources.ts';
 import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
 import { createRegisteredCluster } from '../cluster/harness.ts';
@@ -117,7 +119,7 @@ describe('host polls and their cluster record', () => {
       // B has no inventory yet: nobody to probe.
       expect((await poll(hosts.a)).map((s) => s.step_type)).not.toContain('connectivity-check');
     }
-    const windows = Math.ceil((performance.now() - started) / POLL_CLUSTER_RECORD_MAX_AGE_MS);
+    const windows = Math.ceil((performance.now() - started) / POLL_RECORD_MAX_AGE_MS);
     expect(builds - before).toBeGreaterThanOrEqual(1);
     expect(builds - before).toBeLessThanOrEqual(windows + 1);
     expect(builds - before).toBeLessThan(polls);
@@ -150,7 +152,7 @@ describe('host polls and their cluster record', () => {
       const second = await clusterRecordForPoll(op.ctx, memory, clusterId);
       expect(second?.hosts.find((h) => h.id === hosts.b)?.requested_hostname).toBe(hostname);
       conclusive =
-        performance.now() - renamedAt < POLL_CLUSTER_RECORD_MAX_AGE_MS &&
+        performance.now() - renamedAt < POLL_RECORD_MAX_AGE_MS &&
         op.ctx.aciOfCluster(`${ns}/${cdName}`) === aci;
     }
     expect(conclusive, 'every trial saw the ACI change or the window run out').toBe(true);
@@ -175,5 +177,47 @@ describe('host polls and their cluster record', () => {
     );
     const second = await clusterRecordForPoll(op.ctx, memory, clusterId);
     expect(second?.pull_secret).toBe(value);
+  });
+});
+
+describe('host polls and their infra-env record', () => {
+  const cachedInfraEnv = () => op.ctx.infraEnvById(ie.metadata.uid ?? '') as InfraEnv;
+
+  it('is reused while nothing it reads changed, and rebuilt as soon as the InfraEnv or its pull Secret does', async () => {
+    const memory = hostMemory(op.ctx);
+    await eventually(async () => op.ctx.mgr.busyControllers(2_000).length === 0 || undefined, {
+      what: 'operator settled',
+    });
+    const first = await infraEnvRecordForPoll(op.ctx, memory, cachedInfraEnv());
+    expect(first.id).toBe(ie.metadata.uid);
+    // The same InfraEnv, Secret and cluster: the very record, not another build of it.
+    expect(await infraEnvRecordForPoll(op.ctx, memory, cachedInfraEnv())).toBe(first);
+
+    const ntp = `ntp-${randomUUID().slice(0, 8)}.example.org`;
+    await client.patch(INFRA_ENV, ie.metadata.name ?? '', ns, 'merge', {
+      spec: { additionalNTPSources: [ntp] },
+    });
+    await eventually(async () => cachedInfraEnv().spec.additionalNTPSources?.includes(ntp) || undefined, {
+      what: 'the InfraEnv change in the cache',
+    });
+    const second = await infraEnvRecordForPoll(op.ctx, memory, cachedInfraEnv());
+    expect(second.additional_ntp_sources).toBe(ntp);
+
+    const value = JSON.stringify({
+      auths: { [`${randomUUID().slice(0, 8)}.example.org`]: { auth: 'dTpw' } },
+    });
+    await client.patch(SECRET, ie.spec.pullSecretRef?.name ?? '', ns, 'merge', {
+      data: { '.dockerconfigjson': Buffer.from(value).toString('base64') },
+    });
+    await eventually(
+      async () => {
+        const data = op.ctx.informers.secrets.get(ns, ie.spec.pullSecretRef?.name ?? '')?.data?.[
+          '.dockerconfigjson'
+        ];
+        return data && Buffer.from(data, 'base64').toString() === value ? true : undefined;
+      },
+      { what: 'the pull Secret change in the cache' },
+    );
+    expect((await infraEnvRecordForPoll(op.ctx, memory, cachedInfraEnv())).pull_secret).toBe(value);
   });
 });

@@ -318,7 +318,7 @@ function deepFreeze<T>(o: T): T {
   return o;
 }
 
-// Host polls share one cluster record between them (records/hosts/poll-clusters.ts): choosing a
+// Host polls share one cluster record between them (records/hosts/poll-records.ts): choosing a
 // host's steps must only read it. A write to a frozen object throws in strict mode.
 describe('steps only read the cluster record', () => {
   it.each([

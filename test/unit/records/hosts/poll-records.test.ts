@@ -2,11 +2,11 @@
 // built the record from all n, O(n²) for the cluster's polls. The record is reused while the cached
 // objects it came from are the same ones and it is younger than the window; anything else rebuilds.
 import { describe, expect, it } from 'vitest';
-import { PollClusterRecords } from '../../../../src/records/hosts/poll-clusters.ts';
+import { PollRecords } from '../../../../src/records/hosts/poll-records.ts';
 
 function harness(opts: { maxAgeMs?: number; maxEntries?: number } = {}) {
   const clock = { now: 0 };
-  const records = new PollClusterRecords<string>({ ...opts, now: () => clock.now });
+  const records = new PollRecords<string>({ ...opts, now: () => clock.now });
   let builds = 0;
   const build = (tag: string) => async () => {
     builds++;
@@ -15,7 +15,7 @@ function harness(opts: { maxAgeMs?: number; maxEntries?: number } = {}) {
   return { clock, records, build, builds: () => builds };
 }
 
-describe('PollClusterRecords', () => {
+describe('PollRecords', () => {
   const cd = { name: 'cd' };
   const aci = { name: 'aci' };
   const a1 = { name: 'a1' };
