@@ -4,8 +4,9 @@
 // Prints figures and writes a JSON report; targets are read off the output, and it exits non-zero
 // only when the run itself broke (a failed request, an Agent missing, a status change never seen).
 // Flags: --clusters, --hosts, --concurrency, --out, --profile-wave FILE / --profile-inventory FILE /
-// --profile-idle FILE / --profile-connectivity FILE (CPU profile of the operator's thread in the
-// registration wave / inventory wave / idle-hosts phase / connectivity checks), --heap-profile-wave
+// --profile-idle FILE / --profile-connectivity FILE / --profile-startup FILE (CPU profile of the
+// operator's thread in the registration wave / inventory wave / idle-hosts phase / connectivity
+// checks / in-process restart with the fleet in place, until ready), --heap-profile-wave
 // FILE (sampling heap profile of what the wave allocates, collected objects included),
 // --idle-hosts-seconds, --event-status-seconds, --connectivity-seconds, --installs-per-hour,
 // --events-per-install, --iso-mib (base ISO size of the ISO download phase, bench/iso-throughput.ts;
@@ -120,6 +121,7 @@ const { values: flags } = parseArgs({
     'profile-inventory': { type: 'string' },
     'profile-idle': { type: 'string' },
     'profile-connectivity': { type: 'string' },
+    'profile-startup': { type: 'string' },
     'heap-profile-wave': { type: 'string' },
     'heap-profile-startup': { type: 'string' },
     'heap-profile-hosts': { type: 'string' },
@@ -1338,12 +1340,19 @@ async function startupWithFleet(
   thenWhileUp?: (ctx: OperatorContext) => Promise<void>,
 ): Promise<number> {
   const heapProfiler = flags['heap-profile-startup'] ? await startHeapProfiler(false) : undefined;
+  const profiler = flags['profile-startup'] ? await startProfiler() : undefined;
   const s0 = performance.now();
+  const cpu0 = process.threadCpuUsage();
   const again = await startOperator(config, { kubeConfig: loadKubeConfig(plane.kubeconfigPath), logger });
   try {
     while (!again.ctx.mgr.isReady()) await new Promise((r) => setTimeout(r, 50));
     const startupSeconds = (performance.now() - s0) / 1000;
-    line('operator start-up to ready (fleet in place)', `${startupSeconds.toFixed(1)} s`);
+    const cpu = process.threadCpuUsage(cpu0);
+    if (profiler) await profiler.stop(flags['profile-startup']!);
+    line(
+      'operator start-up to ready (fleet in place)',
+      `${startupSeconds.toFixed(1)} s, operator thread CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s`,
+    );
     if (heapProfiler) {
       const windowMs = Number(flags['heap-profile-startup-seconds']) * 1000;
       await new Promise((r) => setTimeout(r, windowMs - (performance.now() - s0)));
