@@ -8,9 +8,10 @@
 // operator's thread in the registration wave / inventory wave / idle-hosts phase / connectivity
 // checks / in-process restart with the fleet in place, until ready), --heap-profile-wave
 // FILE (sampling heap profile of what the wave allocates, collected objects included),
-// --idle-hosts-seconds, --event-status-seconds, --connectivity-seconds, --installs-per-hour,
-// --events-per-install, --iso-mib (base ISO size of the ISO download phase, bench/iso-throughput.ts;
-// 0 skips it), --fleet-process-seconds (the shipped operator as its own process with the fleet in
+// --idle-hosts-seconds, --idle-poll-seconds (the idle hosts' poll interval, default 10),
+// --event-status-seconds, --connectivity-seconds, --installs-per-hour, --events-per-install,
+// --iso-mib (base ISO size of the ISO download phase, bench/iso-throughput.ts; 0 skips it),
+// --fleet-process-seconds (the shipped operator as its own process with the fleet in
 // place: start-up and RSS over that window; 0 skips it), --fleet-process-variant 'WORDS' (repeatable:
 // that phase again on the same fleet with node flags, NAME=value environment settings and
 // memory-limit=QUANTITY|deployment, bench/memory-cgroup.ts, in place of the defaults; '' for the
@@ -129,6 +130,7 @@ const { values: flags } = parseArgs({
     'fleet-process-seconds': { type: 'string', default: '30' },
     'fleet-process-variant': { type: 'string', multiple: true, default: [] },
     'idle-hosts-seconds': { type: 'string', default: '60' },
+    'idle-poll-seconds': { type: 'string', default: String(POLL_SECONDS) },
     'http-floor-seconds': { type: 'string', default: '20' },
     'event-status-seconds': { type: 'string', default: '60' },
     'connectivity-seconds': { type: 'string', default: '120' },
@@ -799,13 +801,17 @@ async function inventoryWave(b: Bench) {
   return r;
 }
 
-/** `--idle-hosts-seconds`: every host polls its next steps every 10 s; writes and CPU per idle host. */
+/**
+ * `--idle-hosts-seconds`: every host polls its next steps every `--idle-poll-seconds` (10, as
+ * issue 16's figures were taken); writes and CPU per idle host.
+ */
 async function idleHosts(b: Bench) {
   const seconds = Number(flags['idle-hosts-seconds']);
+  const every = Number(flags['idle-poll-seconds']);
   const before = new Map(b.counts);
   const meter = await startMeter(b.plane, b.driver);
   const profiler = flags['profile-idle'] ? await startProfiler() : undefined;
-  const polls = await b.driver.idle(seconds, POLL_SECONDS);
+  const polls = await b.driver.idle(seconds, every);
   if (profiler) await profiler.stop(flags['profile-idle']!);
   const usage = await meter.stop();
   const steadyRssMiB = process.memoryUsage().rss / 1024 / 1024;
@@ -830,10 +836,7 @@ async function idleHosts(b: Bench) {
     driverHeapMiB,
     ...usage,
   };
-  line(
-    'idle hosts',
-    `${HOSTS} polling every ${POLL_SECONDS} s for ${r.seconds.toFixed(0)} s, ${r.polls} polls`,
-  );
+  line('idle hosts', `${HOSTS} polling every ${every} s for ${r.seconds.toFixed(0)} s, ${r.polls} polls`);
   line('idle poll latency p50 / p99 / max', ms3(r.pollLatencyMs, 1));
   line(
     'API writes while idle',
@@ -852,7 +855,7 @@ async function idleHosts(b: Bench) {
   );
   const floorSeconds = Math.min(Number(flags['http-floor-seconds']), seconds);
   if (floorSeconds <= 0) return r;
-  const floor = await measureHttpFloor(b.driver, floorSeconds, POLL_SECONDS);
+  const floor = await measureHttpFloor(b.driver, floorSeconds, every);
   addFailures(b.failures, floor.failures);
   const pollMicros = (usage.cpuSeconds.operatorThread / Math.max(1, r.polls)) * 1e6;
   line(
