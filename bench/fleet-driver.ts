@@ -244,8 +244,6 @@ export const POLL_SECONDS = 10;
 /** The worker side: plays the hosts. */
 class Fleet {
   private readonly init: FleetInit;
-  /** Where requests go: the operator's host API, but for an idle phase played against another server. */
-  private base: string;
   private readonly http: HttpAgent;
   /** Hosts polling on their own between registration and the first polling phase. */
   private readonly beats = new Map<number, NodeJS.Timeout>();
@@ -254,7 +252,6 @@ class Fleet {
 
   constructor(init: FleetInit) {
     this.init = init;
-    this.base = init.base;
     this.http = new HttpAgent({ connections: init.concurrency });
   }
 
@@ -262,10 +259,19 @@ class Fleet {
     return (await this.exchange(method, path, i, body)).status;
   }
 
-  /** One request as host i; the answer's status and body. `body` is sent as is when a string. */
-  private async exchange(method: 'GET' | 'POST', path: string, i: number, body?: unknown) {
+  /**
+   * One request as host i to `base` (the operator's host API unless a phase plays against another
+   * server); the answer's status and body. `body` is sent as is when a string.
+   */
+  private async exchange(
+    method: 'GET' | 'POST',
+    path: string,
+    i: number,
+    body?: unknown,
+    base = this.init.base,
+  ) {
     const { tokens } = this.init;
-    const res = await request(`${this.base}${path}`, {
+    const res = await request(`${base}${path}`, {
       method,
       dispatcher: this.http,
       headers: {
@@ -360,13 +366,8 @@ class Fleet {
   }
 
   /** Every host polls its next steps every `intervalSeconds`, start times spread over one interval. */
-  async idle(seconds: number, intervalSeconds: number, base = this.init.base): Promise<IdleResult> {
-    this.base = base;
-    try {
-      return await this.polling('idle poll', seconds, intervalSeconds, async () => {});
-    } finally {
-      this.base = this.init.base;
-    }
+  async idle(seconds: number, intervalSeconds: number, base?: string): Promise<IdleResult> {
+    return this.polling('idle poll', seconds, intervalSeconds, async () => {}, base);
   }
 
   /** Polls as idle does; a poll that hands out a connectivity check is answered with a full report. */
@@ -407,12 +408,13 @@ class Fleet {
     };
   }
 
-  /** Every host polls every `intervalSeconds` for `seconds`; `then` sees each 200 answer. */
+  /** Every host polls `base` every `intervalSeconds` for `seconds`; `then` sees each 200 answer. */
   private async polling(
     label: string,
     seconds: number,
     intervalSeconds: number,
     then: (i: number, answer: string, failures: Failures) => Promise<void>,
+    base?: string,
   ): Promise<IdleResult> {
     const latenciesMs: number[] = [];
     const failures: Failures = {};
@@ -430,6 +432,8 @@ class Fleet {
             'GET',
             `${this.hostPath(i)}/${hostId(i)}/instructions`,
             i,
+            undefined,
+            base,
           );
           latenciesMs.push(performance.now() - s);
           if (status !== 200) count(failures, `${label} ${status}`);

@@ -89,6 +89,20 @@ async function poll(hostId: string): Promise<{ step_type: string; args?: string[
   return (reply.body as { instructions: { step_type: string; args?: string[] }[] }).instructions;
 }
 
+/** Writes `value` as the pull Secret's `.dockerconfigjson` and waits until the cache holds it. */
+async function setPullSecret(name: string, value: string): Promise<void> {
+  await client.patch(SECRET, name, ns, 'merge', {
+    data: { '.dockerconfigjson': Buffer.from(value).toString('base64') },
+  });
+  await eventually(
+    async () => {
+      const data = op.ctx.informers.secrets.get(ns, name)?.data?.['.dockerconfigjson'];
+      return data && Buffer.from(data, 'base64').toString() === value ? true : undefined;
+    },
+    { what: 'the pull Secret change in the cache' },
+  );
+}
+
 /** The cluster's record as a poll reads it, once the operator has nothing left to do. */
 async function settledRecord() {
   const cd = op.ctx.informers.clusterDeployments.get(ns, cdName) as ClusterDeployment;
@@ -164,17 +178,7 @@ describe('host polls and their cluster record', () => {
     expect(Object.keys(old.auths ?? {}).length).toBeGreaterThan(0);
     // Another registry's credentials added to the same pull Secret.
     const value = JSON.stringify({ auths: { ...old.auths, 'mirror.example.org:5000': { auth: 'dTpw' } } });
-    const secretName = cd.spec.pullSecretRef?.name ?? '';
-    await client.patch(SECRET, secretName, ns, 'merge', {
-      data: { '.dockerconfigjson': Buffer.from(value).toString('base64') },
-    });
-    await eventually(
-      async () => {
-        const data = op.ctx.informers.secrets.get(ns, secretName)?.data?.['.dockerconfigjson'];
-        return data && Buffer.from(data, 'base64').toString() === value ? true : undefined;
-      },
-      { what: 'the pull Secret change in the cache' },
-    );
+    await setPullSecret(cd.spec.pullSecretRef?.name ?? '', value);
     const second = await clusterRecordForPoll(op.ctx, memory, clusterId);
     expect(second?.pull_secret).toBe(value);
   });
@@ -206,18 +210,7 @@ describe('host polls and their infra-env record', () => {
     const value = JSON.stringify({
       auths: { [`${randomUUID().slice(0, 8)}.example.org`]: { auth: 'dTpw' } },
     });
-    await client.patch(SECRET, ie.spec.pullSecretRef?.name ?? '', ns, 'merge', {
-      data: { '.dockerconfigjson': Buffer.from(value).toString('base64') },
-    });
-    await eventually(
-      async () => {
-        const data = op.ctx.informers.secrets.get(ns, ie.spec.pullSecretRef?.name ?? '')?.data?.[
-          '.dockerconfigjson'
-        ];
-        return data && Buffer.from(data, 'base64').toString() === value ? true : undefined;
-      },
-      { what: 'the pull Secret change in the cache' },
-    );
+    await setPullSecret(ie.spec.pullSecretRef?.name ?? '', value);
     expect((await infraEnvRecordForPoll(op.ctx, memory, cachedInfraEnv())).pull_secret).toBe(value);
   });
 });
