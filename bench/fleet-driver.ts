@@ -15,6 +15,7 @@ import { endWithThisProcess } from '../src/dev/own-session.ts';
 import { AGENT } from '../src/records/resources.ts';
 import { KubeClient, loadKubeConfig } from '../src/runtime/index.ts';
 import { connectivityReport, hostId, inventory, pool } from './fleet.ts';
+import { type LongInterval, type PollTiming, type SlowPolls, slowPollEpisodes } from './slow-polls.ts';
 
 export interface FleetInit {
   /** `http://host:port/api/assisted-install` */
@@ -58,6 +59,14 @@ export interface IdleResult {
   polls: number;
   latenciesMs: number[];
   failures: Failures;
+  /** The polls of 100 ms or more, grouped into episodes (bench/slow-polls.ts). */
+  slowPolls: SlowPolls;
+  /**
+   * The driver's own event-loop delay, ms, and its intervals of 100 ms or more: every latency it
+   * measures meanwhile includes that wait, which no real host shares.
+   */
+  driverLoopDelayMs: { p99: number; max: number };
+  driverStalls: LongInterval[];
 }
 
 export interface ConnectivityWaveResult extends IdleResult {
@@ -65,13 +74,8 @@ export interface ConnectivityWaveResult extends IdleResult {
   reports: number;
   /** Each report's size as posted (the step reply body), in bytes. */
   reportBytes: number[];
-  /** Each report's POST, sent → answered. */
+  /** Each report's POST, sent → answered (the driver's loop delay counts here too: the report builds). */
   replyLatenciesMs: number[];
-  /**
-   * The driver's own event-loop delay, ms: building a burst of 0.5 MiB reports holds its loop, and
-   * every latency it measures meanwhile includes that wait, which no real host shares.
-   */
-  driverLoopDelayMs: { p99: number; max: number };
 }
 
 export interface EventStatusResult {
@@ -236,6 +240,40 @@ export class FleetDriver {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 /**
+ * The calling thread's loop delay, and its intervals of 100 ms or more (a 10 ms ticker; wait, run
+ * and GC are not split here, the driver's thread has no schedstat of its own at hand).
+ */
+function watchOwnLoop() {
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const stalls: LongInterval[] = [];
+  let last = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    const ms = now - last;
+    if (ms >= 100)
+      stalls.push({
+        at: performance.timeOrigin + now,
+        ms,
+        waitMs: Number.NaN,
+        runMs: Number.NaN,
+        gcMs: Number.NaN,
+      });
+    last = now;
+  }, 10);
+  return {
+    stop() {
+      clearInterval(ticker);
+      loop.disable();
+      return {
+        driverLoopDelayMs: { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
+        driverStalls: stalls.sort((a, b) => b.ms - a.ms).slice(0, 50),
+      };
+    },
+  };
+}
+
+/**
  * Seconds between a host's next-steps polls: issue 16's load. The agent waits what the answer's
  * `next_instruction_seconds` says (60 s by default), so this is six times a real fleet's polls.
  */
@@ -374,8 +412,6 @@ class Fleet {
   async connectivity(seconds: number, intervalSeconds: number): Promise<ConnectivityWaveResult> {
     const reportBytes: number[] = [];
     const replyLatenciesMs: number[] = [];
-    const loop = monitorEventLoopDelay({ resolution: 10 });
-    loop.enable();
     const polled = await this.polling(
       'connectivity poll',
       seconds,
@@ -397,15 +433,7 @@ class Fleet {
         }
       },
     );
-    loop.disable();
-    const driverLoopDelayMs = { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 };
-    return {
-      ...polled,
-      reports: reportBytes.length,
-      reportBytes,
-      replyLatenciesMs,
-      driverLoopDelayMs,
-    };
+    return { ...polled, reports: reportBytes.length, reportBytes, replyLatenciesMs };
   }
 
   /** Every host polls `base` every `intervalSeconds` for `seconds`; `then` sees each 200 answer. */
@@ -416,11 +444,13 @@ class Fleet {
     then: (i: number, answer: string, failures: Failures) => Promise<void>,
     base?: string,
   ): Promise<IdleResult> {
-    const latenciesMs: number[] = [];
+    const timings: PollTiming[] = [];
     const failures: Failures = {};
     this.stopBeats(failures);
     const { hosts } = this.init;
     const intervalMs = intervalSeconds * 1000;
+    const loop = watchOwnLoop();
+    let inFlight = 0;
     const t0 = performance.now();
     const end = t0 + seconds * 1000;
     await Promise.all(
@@ -428,20 +458,29 @@ class Fleet {
         for (let at = t0 + (i / hosts) * intervalMs; at < end; at += intervalMs) {
           await sleep(at - performance.now());
           const s = performance.now();
+          const timing = { sentAt: performance.timeOrigin + s, ms: 0, inFlight: ++inFlight };
           const { status, text } = await this.exchange(
             'GET',
             `${this.hostPath(i)}/${hostId(i)}/instructions`,
             i,
             undefined,
             base,
-          );
-          latenciesMs.push(performance.now() - s);
+          ).finally(() => inFlight--);
+          timing.ms = performance.now() - s;
+          timings.push(timing);
           if (status !== 200) count(failures, `${label} ${status}`);
           else await then(i, text, failures);
         }
       }),
     );
-    return { seconds: (performance.now() - t0) / 1000, polls: latenciesMs.length, latenciesMs, failures };
+    return {
+      seconds: (performance.now() - t0) / 1000,
+      polls: timings.length,
+      latenciesMs: timings.map((t) => t.ms),
+      failures,
+      slowPolls: slowPollEpisodes(timings),
+      ...loop.stop(),
+    };
   }
 
   /**

@@ -5,7 +5,7 @@
 // seconds, holds from a fast day of the box to a slow one.
 import { createServer } from 'node:http';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import type { FleetDriver } from './fleet-driver.ts';
+import type { IdleResult } from './fleet-driver.ts';
 
 /** About the size of a discovered host's next steps (four steps with their arguments). */
 const ANSWER = `${JSON.stringify({
@@ -33,7 +33,13 @@ export interface HttpFloor {
 
 /** The driver's idle polls, `seconds` long, against a bare server; its thread's CPU per request. */
 export async function measureHttpFloor(
-  driver: Pick<FleetDriver, 'idle'>,
+  driver: {
+    idle(
+      seconds: number,
+      intervalSeconds: number,
+      base: string,
+    ): Promise<Pick<IdleResult, 'seconds' | 'failures'>>;
+  },
   seconds: number,
   intervalSeconds: number,
 ): Promise<HttpFloor> {

@@ -15,6 +15,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { pct } from './fleet-driver.ts';
+import type { LongInterval } from './slow-polls.ts';
 
 const TICK_MS = 10;
 
@@ -36,7 +37,13 @@ export interface LoopBreakdown {
     gcMs: number;
     idleMs: number;
   };
+  /** The intervals of STALL_MS or more, longest first (at most MAX_STALLS), `at` in epoch ms. */
+  stalls: LongInterval[];
 }
+
+/** An interval this long is listed on its own, to set beside slow requests. */
+const STALL_MS = 100;
+const MAX_STALLS = 50;
 
 export interface Sample {
   at: number;
@@ -75,7 +82,7 @@ export function startLoopBreakdown(): { stop(): LoopBreakdown } {
       clearInterval(timer);
       gc.disconnect();
       if (fd !== undefined) closeSync(fd);
-      return summariseIntervals(samples, pauses);
+      return summariseIntervals(samples, pauses, performance.timeOrigin);
     },
   };
 }
@@ -86,16 +93,21 @@ function gcWithin(pauses: { start: number; end: number }[], from: number, to: nu
   return ms;
 }
 
-/** The breakdown of the intervals between consecutive samples; `pauses` are GC pauses (ms, same clock). */
+/**
+ * The breakdown of the intervals between consecutive samples; `pauses` are GC pauses (ms, same
+ * clock); `origin` turns that clock into epoch ms for the stalls.
+ */
 export function summariseIntervals(
   samples: Sample[],
   pauses: { start: number; end: number }[],
+  origin = 0,
 ): LoopBreakdown {
-  const rows: { ms: number; waitMs: number; runMs: number; gcMs: number }[] = [];
+  const rows: LongInterval[] = [];
   for (let i = 1; i < samples.length; i++) {
     const a = samples[i - 1]!;
     const b = samples[i]!;
     rows.push({
+      at: origin + b.at,
       ms: b.at - a.at,
       waitMs: (b.waitNs - a.waitNs) / 1e6,
       runMs: (b.runNs - a.runNs) / 1e6,
@@ -129,5 +141,9 @@ export function summariseIntervals(
       gcMs: mean((r) => r.gcMs),
       idleMs: mean((r) => r.ms - r.waitMs - r.runMs),
     },
+    stalls: rows
+      .filter((r) => r.ms >= STALL_MS)
+      .sort((x, y) => y.ms - x.ms)
+      .slice(0, MAX_STALLS),
   };
 }

@@ -92,11 +92,12 @@ import {
 import { createLogger, KubeClient, LAST_APPLIED_ANNOTATION } from '../src/runtime/index.ts';
 import { captureApiServerProfile, summariseApiServerProfile } from './apiserver-profile.ts';
 import { createClusters, type FleetShape, pool } from './fleet.ts';
-import { type Failures, FleetDriver, POLL_SECONDS, pct } from './fleet-driver.ts';
+import { type Failures, FleetDriver, type IdleResult, POLL_SECONDS, pct } from './fleet-driver.ts';
 import { measureHttpFloor } from './http-floor.ts';
 import { measureIsoThroughput, serveFleetOsImage } from './iso-throughput.ts';
 import { startLoopBreakdown } from './loop-breakdown.ts';
 import { deploymentMemoryLimit, type MemoryCgroup, memoryCgroup, quantityBytes } from './memory-cgroup.ts';
+import { intervalsDuring, type LongInterval } from './slow-polls.ts';
 import { measureStoredObjects } from './stored-objects.ts';
 import { measureWritesCeiling } from './writes-ceiling.ts';
 
@@ -811,6 +812,7 @@ async function idleHosts(b: Bench) {
   const before = new Map(b.counts);
   const meter = await startMeter(b.plane, b.driver);
   const profiler = flags['profile-idle'] ? await startProfiler() : undefined;
+  const startedAt = performance.timeOrigin + performance.now();
   const polls = await b.driver.idle(seconds, every);
   if (profiler) await profiler.stop(flags['profile-idle']!);
   const usage = await meter.stop();
@@ -834,10 +836,14 @@ async function idleHosts(b: Bench) {
     },
     steadyRssMiB,
     driverHeapMiB,
+    slowPolls: polls.slowPolls,
+    driverLoopDelayMs: polls.driverLoopDelayMs,
+    driverStalls: polls.driverStalls,
     ...usage,
   };
   line('idle hosts', `${HOSTS} polling every ${every} s for ${r.seconds.toFixed(0)} s, ${r.polls} polls`);
   line('idle poll latency p50 / p99 / max', ms3(r.pollLatencyMs, 1));
+  slowPollLines(polls, usage.loopBreakdown.stalls, startedAt);
   line(
     'API writes while idle',
     `${writes} = ${r.apiWritesPerIdleHostPerHour.toFixed(2)} per idle host per hour`,
@@ -863,6 +869,36 @@ async function idleHosts(b: Bench) {
     `${floor.cpuMicrosPerRequest.toFixed(0)} µs (${floor.requests} requests in ${floor.seconds.toFixed(0)} s); a poll on the operator's thread ${pollMicros.toFixed(0)} µs = ${(pollMicros / floor.cpuMicrosPerRequest).toFixed(1)} ×`,
   );
   return { ...r, httpFloor: { ...floor, operatorThreadMicrosPerPoll: pollMicros } };
+}
+
+/**
+ * Where the slow polls of a polling phase came from: their episodes, each beside the operator's
+ * and the driver's long loop intervals that overlap it (bench/slow-polls.ts).
+ */
+function slowPollLines(polls: IdleResult, operatorStalls: LongInterval[], startedAt: number): void {
+  const s = polls.slowPolls;
+  const d = polls.driverLoopDelayMs;
+  line(
+    `slow polls (≥ ${s.thresholdMs} ms)`,
+    `${s.slow} in ${s.episodes} episodes; driver loop delay p99 / max ${d.p99.toFixed(1)} / ${d.max.toFixed(1)} ms`,
+  );
+  const list = (xs: LongInterval[]) =>
+    xs.length === 0
+      ? 'none'
+      : xs
+          .sort((a, b) => a.at - b.at)
+          .map((x) =>
+            Number.isNaN(x.waitMs)
+              ? x.ms.toFixed(0)
+              : `${x.ms.toFixed(0)} (wait ${x.waitMs.toFixed(0)}, run ${x.runMs.toFixed(0)}, gc ${x.gcMs.toFixed(0)})`,
+          )
+          .join(', ');
+  for (const e of s.largest) {
+    line(
+      `  episode at +${((e.from - startedAt) / 1000).toFixed(1)} s`,
+      `${e.polls} polls over ${((e.to - e.from) / 1000).toFixed(2)} s, max ${e.maxMs.toFixed(0)} ms, driver in flight max ${e.maxInFlight}; operator intervals ≥ 100 ms: ${list(intervalsDuring(e, operatorStalls))}; driver's: ${list(intervalsDuring(e, polls.driverStalls))}`,
+    );
+  }
 }
 
 /** The largest IPv4 majority group in any cluster's status (0 while none is stored). */

@@ -64,4 +64,17 @@ describe('summariseIntervals', () => {
     expect(b.withoutWaitP99Ms).toBeNaN();
     expect(b.waitSeconds).toBeNaN();
   });
+
+  it('lists the intervals of 100 ms or more, longest first, at their end in epoch ms', () => {
+    const samples = series([
+      { ms: 99, runMs: 90, waitMs: 0 },
+      { ms: 150, runMs: 20, waitMs: 120 },
+      { ms: 400, runMs: 380, waitMs: 10 },
+    ]);
+    const end = samples.at(-1)!.at;
+    const b = summariseIntervals(samples, [], 1_000_000);
+    expect(b.stalls.map((s) => s.ms)).toEqual([400, 150]);
+    expect(b.stalls[0]).toMatchObject({ at: 1_000_000 + end, waitMs: 10, runMs: 380 });
+    expect(b.stalls[1]).toMatchObject({ at: 1_000_000 + end - 400, waitMs: 120, runMs: 20 });
+  });
 });
