@@ -9,6 +9,8 @@
 // checks / in-process restart with the fleet in place, until ready), --heap-profile-wave
 // FILE (sampling heap profile of what the wave allocates, collected objects included),
 // --idle-hosts-seconds, --idle-poll-seconds (the idle hosts' poll interval, default 10),
+// --trace-gc-idle (V8's per-collection phase breakdown, --trace-gc-nvp, on stdout for the idle
+// window: every isolate of the process, the operator's and the driver's thread),
 // --event-status-seconds, --connectivity-seconds, --installs-per-hour, --events-per-install,
 // --iso-mib (base ISO size of the ISO download phase, bench/iso-throughput.ts; 0 skips it),
 // --fleet-process-seconds (the shipped operator as its own process with the fleet in
@@ -122,6 +124,7 @@ const { values: flags } = parseArgs({
     'profile-wave': { type: 'string' },
     'profile-inventory': { type: 'string' },
     'profile-idle': { type: 'string' },
+    'trace-gc-idle': { type: 'boolean', default: false },
     'profile-connectivity': { type: 'string' },
     'profile-startup': { type: 'string' },
     'heap-profile-wave': { type: 'string' },
@@ -813,7 +816,9 @@ async function idleHosts(b: Bench) {
   const meter = await startMeter(b.plane, b.driver);
   const profiler = flags['profile-idle'] ? await startProfiler() : undefined;
   const startedAt = performance.timeOrigin + performance.now();
+  if (flags['trace-gc-idle']) v8.setFlagsFromString('--trace-gc-nvp');
   const polls = await b.driver.idle(seconds, every);
+  if (flags['trace-gc-idle']) v8.setFlagsFromString('--no-trace-gc-nvp');
   if (profiler) await profiler.stop(flags['profile-idle']!);
   const usage = await meter.stop();
   const steadyRssMiB = process.memoryUsage().rss / 1024 / 1024;

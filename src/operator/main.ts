@@ -19,6 +19,7 @@ import { accessReviewer, clusterDeploymentGetter, selfUserName } from '../webhoo
 import { startWebhookServer, type WebhookServer, watchCertificateFiles } from '../webhooks/server.ts';
 import { BaseUrlDiscovery, baseUrlCacheOptions } from './base-url-discovery.ts';
 import { decideConvergedFlow } from './converged-flow.ts';
+import { preferShortGcPauses } from './gc-pauses.ts';
 
 export interface RunningOperator {
   ctx: OperatorContext;
@@ -78,6 +79,8 @@ export async function startOperator(
   opts: { kubeConfig?: KubeConfigLike; logger?: Logger; installSignalHandlers?: boolean } = {},
 ): Promise<RunningOperator> {
   const logger = opts.logger ?? createLogger({ level: config.runtime.logLevel });
+  if (!preferShortGcPauses())
+    logger.info("the node command line sets V8's memory-reducer-favors-memory: left as given");
   const kubeConfig = opts.kubeConfig ?? loadKubeConfig(config.runtime.kubeconfig);
   const namespace = config.runtime.leaderElectionNamespace;
   const mgr = Manager.fromConfig(config.runtime, {

@@ -34,7 +34,9 @@ describe('slowPollEpisodes', () => {
   });
 
   it('keeps at most `keep` episodes, those with the most slow polls', () => {
-    const polls = [0, 1, 2, 3].flatMap((k) => Array.from({ length: k + 1 }, (_, j) => poll(k * 10_000 + j, 200)));
+    const polls = [0, 1, 2, 3].flatMap((k) =>
+      Array.from({ length: k + 1 }, (_, j) => poll(k * 10_000 + j, 200)),
+    );
     const s = slowPollEpisodes(polls, 100, 1_000, 2);
     expect(s.episodes).toBe(4);
     expect(s.largest.map((e) => e.polls)).toEqual([4, 3]);
