@@ -5,7 +5,12 @@ import {
   CompactConnectivityReport,
   connectivityReader,
 } from '../../../src/core/network/connectivity-report.ts';
-import { cachedAgentToHost, memoisedHost, NO_FACTS } from '../../../src/records/agent.ts';
+import {
+  cachedAgentToHost,
+  type HostRuntimeFacts,
+  memoisedHost,
+  NO_FACTS,
+} from '../../../src/records/agent.ts';
 import { HostFactsStore } from '../../../src/records/facts.ts';
 import { boundAgent } from './fixtures.ts';
 
@@ -21,6 +26,35 @@ describe('host records shared between cluster passes', () => {
     expect(second).not.toBe(first);
     expect(first).toEqual({ checked_in_at: '2026-11-27T10:00:00Z' });
     expect(second).toEqual({ checked_in_at: '2026-11-27T10:00:00Z', timestamp: 5 });
+  });
+
+  // name, updates after a first { checked_in_at, ignition_endpoint_token_set }, whether steady() is a new object
+  it.each<[string, HostRuntimeFacts[], boolean]>([
+    ['polls move only the clock', [{ checked_in_at: 't2' }, { checked_in_at: 't3', timestamp: 9 }], false],
+    ['a step result changes', [{ checked_in_at: 't2', ignition_endpoint_token_set: true }], true],
+    ['a fact is cleared', [{ ignition_endpoint_token_set: undefined }], true],
+  ])(
+    'the facts less the clock stay the same object while only the clock moves: %s',
+    (_n, updates, renewed) => {
+      const store = new HostFactsStore();
+      store.update('h', { checked_in_at: 't1', ignition_endpoint_token_set: false }, 0);
+      const first = store.steady('h');
+      expect(first).toEqual({ ignition_endpoint_token_set: false });
+      updates.forEach((u, i) => store.update('h', u, i + 1));
+      const after = store.steady('h');
+      expect(after === first).toBe(!renewed);
+      const { checked_in_at: _c, timestamp: _t, ...rest } = store.get('h') ?? {};
+      expect(after).toEqual(rest);
+    },
+  );
+
+  it('a poll record of the same Agent is the same object while only the clock moves', () => {
+    const store = new HostFactsStore();
+    const agent = boundAgent('h', 'master');
+    store.update('h', { checked_in_at: 't1' }, 0);
+    const before = cachedAgentToHost(agent, store.steady('h'));
+    store.update('h', { checked_in_at: 't2', timestamp: 7 }, 1);
+    expect(cachedAgentToHost(agent, store.steady('h'))).toBe(before);
   });
 
   it('a new but equal report is no change; one differing deep inside is', () => {
