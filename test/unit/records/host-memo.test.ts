@@ -40,7 +40,7 @@ describe('host records shared between cluster passes', () => {
       store.update('h', { checked_in_at: 't1', ignition_endpoint_token_set: false }, 0);
       const first = store.steady('h');
       expect(first).toEqual({ ignition_endpoint_token_set: false });
-      updates.forEach((u, i) => store.update('h', u, i + 1));
+      for (const [i, u] of updates.entries()) store.update('h', u, i + 1);
       const after = store.steady('h');
       expect(after === first).toBe(!renewed);
       const { checked_in_at: _c, timestamp: _t, ...rest } = store.get('h') ?? {};
