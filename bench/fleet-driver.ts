@@ -15,6 +15,7 @@ import { endWithThisProcess } from '../src/dev/own-session.ts';
 import { AGENT } from '../src/records/resources.ts';
 import { KubeClient, loadKubeConfig } from '../src/runtime/index.ts';
 import { connectivityReport, hostId, inventory, pool } from './fleet.ts';
+import { startLoopBreakdown } from './loop-breakdown.ts';
 import { type LongInterval, type PollTiming, type SlowPolls, slowPollEpisodes } from './slow-polls.ts';
 
 export interface FleetInit {
@@ -95,11 +96,6 @@ type Command =
   | { cmd: 'connectivity'; seconds: number; intervalSeconds: number }
   | { cmd: 'events'; seconds: number; perSecond: number; settleSeconds: number }
   | { cmd: 'cpu' };
-
-export function pct(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 interface Step {
   step_type: string;
@@ -240,34 +236,19 @@ export class FleetDriver {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 /**
- * The calling thread's loop delay, and its intervals of 100 ms or more (a 10 ms ticker; wait, run
- * and GC are not split here, the driver's thread has no schedstat of its own at hand).
+ * The calling thread's loop delay, and its intervals of 100 ms or more with the GC in them (the
+ * loop breakdown without run-queue wait and run: a worker has no schedstat of its own at hand).
  */
 function watchOwnLoop() {
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
-  const stalls: LongInterval[] = [];
-  let last = performance.now();
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    const ms = now - last;
-    if (ms >= 100)
-      stalls.push({
-        at: performance.timeOrigin + now,
-        ms,
-        waitMs: Number.NaN,
-        runMs: Number.NaN,
-        gcMs: Number.NaN,
-      });
-    last = now;
-  }, 10);
+  const breakdown = startLoopBreakdown({ schedstat: false });
   return {
     stop() {
-      clearInterval(ticker);
       loop.disable();
       return {
         driverLoopDelayMs: { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
-        driverStalls: stalls.sort((a, b) => b.ms - a.ms).slice(0, 50),
+        driverStalls: breakdown.stop().stalls,
       };
     },
   };

@@ -14,7 +14,7 @@
 // of a /proc file per tick (a few microseconds).
 import { closeSync, openSync, readSync } from 'node:fs';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
-import { pct } from './fleet-driver.ts';
+import { pct } from './percentile.ts';
 import type { LongInterval } from './slow-polls.ts';
 
 const TICK_MS = 10;
@@ -60,9 +60,12 @@ function openSchedstat(): number | undefined {
   }
 }
 
-/** Starts sampling the calling thread (the main thread: its tid is the pid). */
-export function startLoopBreakdown(): { stop(): LoopBreakdown } {
-  const fd = openSchedstat();
+/**
+ * Starts sampling the calling thread. `schedstat` (the default) reads the main thread's counters
+ * (its tid is the pid); a worker passes false, and its wait and run read NaN.
+ */
+export function startLoopBreakdown({ schedstat = true } = {}): { stop(): LoopBreakdown } {
+  const fd = schedstat ? openSchedstat() : undefined;
   const buf = Buffer.alloc(128);
   const read = (): Sample => {
     if (fd === undefined) return { at: performance.now(), runNs: Number.NaN, waitNs: Number.NaN };

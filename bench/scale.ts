@@ -94,11 +94,12 @@ import {
 import { createLogger, KubeClient, LAST_APPLIED_ANNOTATION } from '../src/runtime/index.ts';
 import { captureApiServerProfile, summariseApiServerProfile } from './apiserver-profile.ts';
 import { createClusters, type FleetShape, pool } from './fleet.ts';
-import { type Failures, FleetDriver, type IdleResult, POLL_SECONDS, pct } from './fleet-driver.ts';
+import { type Failures, FleetDriver, type IdleResult, POLL_SECONDS } from './fleet-driver.ts';
 import { measureHttpFloor } from './http-floor.ts';
 import { measureIsoThroughput, serveFleetOsImage } from './iso-throughput.ts';
 import { startLoopBreakdown } from './loop-breakdown.ts';
 import { deploymentMemoryLimit, type MemoryCgroup, memoryCgroup, quantityBytes } from './memory-cgroup.ts';
+import { pct } from './percentile.ts';
 import { intervalsDuring, type LongInterval } from './slow-polls.ts';
 import { measureStoredObjects } from './stored-objects.ts';
 import { measureWritesCeiling } from './writes-ceiling.ts';
@@ -894,7 +895,7 @@ function slowPollLines(polls: IdleResult, operatorStalls: LongInterval[], starte
           .sort((a, b) => a.at - b.at)
           .map((x) =>
             Number.isNaN(x.waitMs)
-              ? x.ms.toFixed(0)
+              ? `${x.ms.toFixed(0)} (gc ${x.gcMs.toFixed(0)})`
               : `${x.ms.toFixed(0)} (wait ${x.waitMs.toFixed(0)}, run ${x.runMs.toFixed(0)}, gc ${x.gcMs.toFixed(0)})`,
           )
           .join(', ');

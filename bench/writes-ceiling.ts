@@ -11,7 +11,7 @@ import { apiEventOf, toCoreEvent } from '../src/records/events.ts';
 import { AGENT, AGENT_CLUSTER_INSTALL, EVENT, NAMESPACE } from '../src/records/resources.ts';
 import type { KubeClient, KubeObject } from '../src/runtime/index.ts';
 import { pool } from './fleet.ts';
-import { pct } from './fleet-driver.ts';
+import { pct } from './percentile.ts';
 
 export interface WritesCeiling {
   /** Registrations' worth of writes per second (Agent create and status, Event, its ACI's status once). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Sample, summariseIntervals } from '../../../bench/loop-breakdown.ts';
+import { type Sample, startLoopBreakdown, summariseIntervals } from '../../../bench/loop-breakdown.ts';
 
 const MS = 1e6;
 
@@ -76,5 +76,18 @@ describe('summariseIntervals', () => {
     expect(b.stalls.map((s) => s.ms)).toEqual([400, 150]);
     expect(b.stalls[0]).toMatchObject({ at: 1_000_000 + end, waitMs: 10, runMs: 380 });
     expect(b.stalls[1]).toMatchObject({ at: 1_000_000 + end - 400, waitMs: 120, runMs: 20 });
+  });
+
+  it('without scheduler counters (a worker) still lists a blocked loop as a stall, wait and run NaN', async () => {
+    const breakdown = startLoopBreakdown({ schedstat: false });
+    await new Promise((r) => setTimeout(r, 30));
+    const until = performance.now() + 150;
+    while (performance.now() < until);
+    await new Promise((r) => setTimeout(r, 30));
+    const [stall] = breakdown.stop().stalls;
+    expect(stall?.ms).toBeGreaterThanOrEqual(150);
+    expect(stall?.waitMs).toBeNaN();
+    expect(stall?.runMs).toBeNaN();
+    expect(Number.isFinite(stall?.gcMs)).toBe(true);
   });
 });
