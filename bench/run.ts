@@ -11,6 +11,7 @@ import {
 } from '../src/records/indexes.ts';
 import { Store, WorkQueue } from '../src/runtime/index.ts';
 import { benchConnectivity, benchStoredReports } from './connectivity.ts';
+import { benchMemoGc } from './memo-gc.ts';
 import { benchOneNamespace } from './one-namespace.ts';
 import { benchRoleSuggestion } from './roles.ts';
 
@@ -159,3 +160,4 @@ benchProjection();
 benchRoleSuggestion(line);
 benchConnectivity(line);
 benchStoredReports(line);
+await benchMemoGc(line, CLUSTERS, HOSTS_PER_CLUSTER, agent);

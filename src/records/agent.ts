@@ -33,6 +33,7 @@ import {
   type ValidationsInfo,
 } from '../core/model.ts';
 import { requestedHostnameError, requestedRoleError } from '../core/validations/user-input.ts';
+import { memoSlot } from '../util/memo-slot.ts';
 import { agentConditionValues, type SpecSyncError } from './agent-conditions.ts';
 import {
   appliedIgnitionOverride,
@@ -236,7 +237,9 @@ export const NO_FACTS: HostRuntimeFacts = Object.freeze({});
  * record with the facts last asked for laid over (HostFactsStore replaces, never edits, a host's
  * facts). Both are frozen: the same records go to every reader until the Agent or its facts change.
  */
-const hostsOfAgents = new WeakMap<Agent, { base: AgentHost; facts: HostRuntimeFacts; host: AgentHost }>();
+const hostsOfAgents = memoSlot<Agent, { base: AgentHost; facts: HostRuntimeFacts; host: AgentHost }>(
+  'host of Agent',
+);
 
 function memoOf(agent: Agent) {
   let memo = hostsOfAgents.get(agent);

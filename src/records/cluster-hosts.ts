@@ -6,6 +6,7 @@
 // maybe with new ones after them (the index lists Agents in the order they arrived), redoes only
 // the hosts whose Agent or facts changed, and places those that joined or left the cluster (a
 // new Agent is bound by its first status write) and the new ones into the kept order.
+
 import type { Agent, ClusterDeployment } from '../api/index.ts';
 import {
   buildHostnameIds,
@@ -13,6 +14,7 @@ import {
   type HostnameIds,
   rememberHostnameIds,
 } from '../core/validations/index.ts';
+import { memoSlot } from '../util/memo-slot.ts';
 import { type AgentHost, cachedAgentToHost, type HostRuntimeFacts, NO_FACTS } from './agent.ts';
 
 /** Runtime facts by host id (the facts store, or a map in tests). */
@@ -43,7 +45,7 @@ interface Built {
   out?: AgentHost[];
 }
 
-const lastBuilt = new WeakMap<ClusterDeployment, Built>();
+const lastBuilt = memoSlot<ClusterDeployment, Built>('hosts of cluster');
 
 const idOf = (h: AgentHost | undefined) => (h as AgentHost).id;
 
@@ -233,8 +235,10 @@ export function clusterHosts(
   if (kept && built.hosts === kept.hosts && built.order === kept.order) built.out = kept.out;
   // Frozen: shared between callers, so a change in place would be seen by all of them.
   if (!built.out) {
-    built.out = Object.freeze(built.order.map((i) => built.hosts[i] as AgentHost)) as AgentHost[];
-    rememberHostnameIds(built.out, built.names);
+    const out = built.order.map((i) => built.hosts[i] as AgentHost);
+    // Before the freeze: the index is then kept on the array (memo-slot.ts), not beside it.
+    rememberHostnameIds(out, built.names);
+    built.out = Object.freeze(out) as AgentHost[];
   }
   return built.out;
 }

@@ -10,6 +10,7 @@ import { stringify } from 'yaml';
 import type { Condition, InfraEnv, NMStateConfig } from '../api/index.ts';
 import { canonicalJson } from '../core/ignition/encoding.ts';
 import type { InfraEnv as InfraEnvRecord } from '../core/model.ts';
+import { memoSlot } from '../util/memo-slot.ts';
 import { type ConditionValue, setConditionsNoHeartbeat } from './conditions.ts';
 
 export const IMAGE_CREATED_CONDITION = 'ImageCreated';
@@ -48,7 +49,7 @@ function byNamespaceAndName(a: NMStateConfig, b: NMStateConfig): number {
  * record of an InfraEnv with static networking is built on each of its host's polls and each
  * reconcile, and encoding one interface's config took 70-120 us.
  */
-const yamlOfConfig = new WeakMap<NMStateConfig, string>();
+const yamlOfConfig = memoSlot<NMStateConfig, string>('nmstate YAML');
 
 /**
  * nmstate YAML of an NMStateConfig, as upstream re-encodes the stored JSON: keys sorted, block

@@ -34,6 +34,7 @@ import { AGENT_CLUSTER_INSTALL } from '../../records/resources.ts';
 import { clusterView } from '../../records/views.ts';
 import { keyOf, type ReconcileResult, updateStatus } from '../../runtime/index.ts';
 import { jsonEqual } from '../../util/json-equal.ts';
+import { memoSlot } from '../../util/memo-slot.ts';
 import {
   handOffEarlyKubeconfig,
   handOffInstalledCluster,
@@ -79,7 +80,7 @@ export class StaleClusterRecordError extends Error {
 }
 
 /** Per cached Agent object (replaced on change): each pass of a large cluster asks of every host. */
-const specSyncFalse = new WeakMap<Agent, boolean>();
+const specSyncFalse = memoSlot<Agent, boolean>('Agent has SpecSynced False');
 
 function hasSpecSyncFalse(agent: Agent): boolean {
   let known = specSyncFalse.get(agent);

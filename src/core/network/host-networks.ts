@@ -1,6 +1,7 @@
 // What the hosts' inventories say about networks: interface networks, addresses per family,
 // default routes. Shared by machine-network calculation, VIP checks and node-IP allocation.
 
+import { memoSlot } from '../../util/memo-slot.ts';
 import type { Interface, Route } from '../inventory.ts';
 import { isIPv6Family } from '../inventory.ts';
 import type { Host } from '../model.ts';
@@ -37,7 +38,7 @@ interface ParsedAddresses {
 }
 
 /** Per inventory object: hosts of the informer cache share theirs until the Agent changes. */
-const parsedByInventory = new WeakMap<object, ParsedAddresses>();
+const parsedByInventory = memoSlot<object, ParsedAddresses>('parsed addresses');
 
 /**
  * A host's addresses parsed once per inventory: the cluster monitor reads every host's networks

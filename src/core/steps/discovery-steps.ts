@@ -1,5 +1,6 @@
 // Builders for the steps that gather facts before installation (core.md §9.3).
 
+import { memoSlot } from '../../util/memo-slot.ts';
 import type { Inventory } from '../inventory.ts';
 import type { Host } from '../model.ts';
 import { normalizeCidr, tryParseCidr, tryParseIp } from '../network/cidr.ts';
@@ -49,7 +50,7 @@ export const connectivityCheckStep: StepBuilder = ({ host, cluster, options }) =
  * object (an inventory is replaced, never edited, when the host reports a new one): an admitted
  * poll in a 1,000-host cluster rebuilt 999 entries, about 6 ms each time (make bench-scale).
  */
-const probedNics = new WeakMap<Inventory, string>();
+const probedNics = memoSlot<Inventory, string>('probed NICs');
 
 function probedHostJson(other: Host): string | undefined {
   const inventory = other.inventory;

@@ -1,5 +1,6 @@
 // Host validations of the "hardware" category (§3.2), except disk encryption (host-encryption.ts).
 
+import { memoSlot } from '../../util/memo-slot.ts';
 import { allowedDriveTypes, listEligibleDisks } from '../hardware/disks.ts';
 import { deviceIdentifier, installationPath, skippedFormattingDisks } from '../hardware/installation-disk.ts';
 import { bytesToString, mibToBytes } from '../hardware/units.ts';
@@ -133,7 +134,7 @@ export function buildHostnameIds(hosts: Iterable<Host>): Map<string, readonly st
  * that differs from another in one host's entry only borrows that one's, for that host.
  */
 type Kept = { ids: HostnameIds } | { from: readonly Host[]; except: string };
-const hostnameIdsByArray = new WeakMap<readonly Host[], Kept>();
+const hostnameIdsByArray = memoSlot<readonly Host[], Kept>('hostname index');
 
 /** Registers the index of `hosts`: it must be exactly buildHostnameIds(hosts), and never change. */
 export function rememberHostnameIds(hosts: readonly Host[], ids: HostnameIds): void {

@@ -145,4 +145,16 @@ describe('host records shared between cluster passes', () => {
     expect(cachedAgentToHost(copy)).not.toBe(cachedAgentToHost(agent));
     expect(memoisedHost(agent)).toBe(memoisedHost(agent));
   });
+
+  // As a WeakMap entry the record was an ephemeron, left to the full collection's pause (bench/memo-gc.ts).
+  it('the record is held by the Agent object itself, unseen by its JSON and keys', () => {
+    const agent = boundAgent('h', 'master');
+    const json = JSON.stringify(agent);
+    const keys = Object.keys(agent);
+    const host = cachedAgentToHost(agent);
+    expect(Object.getOwnPropertySymbols(agent)).toHaveLength(1);
+    expect(JSON.stringify(agent)).toBe(json);
+    expect(Object.keys(agent)).toEqual(keys);
+    expect(cachedAgentToHost(agent)).toBe(host);
+  });
 });
