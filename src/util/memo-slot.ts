@@ -3,10 +3,10 @@
 // them).
 //
 // Not a WeakMap: V8 traces a WeakMap's entries as ephemerons, and what is reachable only through
-// one (a memoised host record and its inventory) is in part left to the end of a full collection,
-// inside its pause. With 10,000 idle hosts closing them took 36-42 ms of a 59-73 ms pause, and 1.0 ms
-// of a 31.5 ms one with the memos here (make bench-scale --trace-gc-idle, issue 16). A property is
-// an ordinary edge, marked with the rest of the heap, concurrently.
+// one (a memoised host record and its inventory) is in part left to the end of a full
+// collection, inside its pause. With 10,000 idle hosts closing them took 36-42 ms of a 59-73 ms
+// pause, and 1.0 ms of a 31.5 ms one with the memos here (make bench-scale --trace-gc-idle,
+// issue 16). A property is an ordinary edge, marked with the rest of the heap, concurrently.
 
 export interface MemoSlot<K extends object, V> {
   /** The value memoised for `owner`, or undefined. */
