@@ -6,7 +6,6 @@
 // maybe with new ones after them (the index lists Agents in the order they arrived), redoes only
 // the hosts whose Agent or facts changed, and places those that joined or left the cluster (a
 // new Agent is bound by its first status write) and the new ones into the kept order.
-
 import type { Agent, ClusterDeployment } from '../api/index.ts';
 import {
   buildHostnameIds,

@@ -1,5 +1,7 @@
 // State kept per owner object, usually an operator context: made on first use and dropped with
 // its owner, so two operators in one process (or two tests) never share it.
+// For memos per cached object (thousands of owners) use memo-slot.ts: a WeakMap entry per owner
+// is an ephemeron, closed inside V8's full-collection pause.
 
 export interface PerObject<K extends object, V> {
   /** The owner's value, made on first use. */
