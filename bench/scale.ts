@@ -11,6 +11,11 @@
 // --idle-hosts-seconds, --idle-poll-seconds (the idle hosts' poll interval, default 10),
 // --trace-gc-idle (V8's per-collection phase breakdown, --trace-gc-nvp, on stdout for the idle
 // window: every isolate of the process, the operator's and the driver's thread),
+// --heap-profile-idle FILE (sampling heap profile of everything the operator's thread allocates in
+// the idle window, collected objects included: what a poll allocates, by the code that does),
+// --heap-snapshots-idle DIR (heap snapshots of the operator's thread 40 % and 90 % into the idle
+// window, DIR/idle-early.heapsnapshot and DIR/idle-late.heapsnapshot: what a poll leaves alive for
+// the next one, read with bench/heap-snapshot-diff.ts; each pauses the thread for seconds),
 // --event-status-seconds, --connectivity-seconds, --installs-per-hour, --events-per-install,
 // --iso-mib (base ISO size of the ISO download phase, bench/iso-throughput.ts; 0 skips it),
 // --fleet-process-seconds (the shipped operator as its own process with the fleet in
@@ -55,6 +60,7 @@
 // server by kind (bench/stored-objects.ts).
 
 import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { setPriority, tmpdir } from 'node:os';
@@ -126,11 +132,13 @@ const { values: flags } = parseArgs({
     'profile-inventory': { type: 'string' },
     'profile-idle': { type: 'string' },
     'trace-gc-idle': { type: 'boolean', default: false },
+    'heap-snapshots-idle': { type: 'string' },
     'profile-connectivity': { type: 'string' },
     'profile-startup': { type: 'string' },
     'heap-profile-wave': { type: 'string' },
     'heap-profile-startup': { type: 'string' },
     'heap-profile-hosts': { type: 'string' },
+    'heap-profile-idle': { type: 'string' },
     'heap-profile-startup-seconds': { type: 'string', default: '30' },
     'fleet-process-seconds': { type: 'string', default: '30' },
     'fleet-process-variant': { type: 'string', multiple: true, default: [] },
@@ -806,6 +814,27 @@ async function inventoryWave(b: Bench) {
   return r;
 }
 
+/** `--heap-snapshots-idle DIR`: two snapshots of this thread's heap, 40 % and 90 % into the idle window. */
+function idleSnapshots(seconds: number): NodeJS.Timeout[] {
+  const dir = flags['heap-snapshots-idle'];
+  if (!dir) return [];
+  mkdirSync(dir, { recursive: true });
+  return (
+    [
+      [0.4, 'idle-early'],
+      [0.9, 'idle-late'],
+    ] as const
+  ).map(([at, name]) =>
+    setTimeout(
+      () => {
+        const file = v8.writeHeapSnapshot(join(dir, `${name}.heapsnapshot`));
+        line(`heap snapshot (${name})`, file);
+      },
+      at * seconds * 1000,
+    ),
+  );
+}
+
 /**
  * `--idle-hosts-seconds`: every host polls its next steps every `--idle-poll-seconds` (10, as
  * issue 16's figures were taken); writes and CPU per idle host.
@@ -816,11 +845,15 @@ async function idleHosts(b: Bench) {
   const before = new Map(b.counts);
   const meter = await startMeter(b.plane, b.driver);
   const profiler = flags['profile-idle'] ? await startProfiler() : undefined;
+  const heapProfiler = flags['heap-profile-idle'] ? await startHeapProfiler() : undefined;
   const startedAt = performance.timeOrigin + performance.now();
+  const snapshots = idleSnapshots(seconds);
   if (flags['trace-gc-idle']) v8.setFlagsFromString('--trace-gc-nvp');
   const polls = await b.driver.idle(seconds, every);
+  for (const t of snapshots) clearTimeout(t);
   if (flags['trace-gc-idle']) v8.setFlagsFromString('--no-trace-gc-nvp');
   if (profiler) await profiler.stop(flags['profile-idle']!);
+  if (heapProfiler) await heapProfiler.stop(flags['heap-profile-idle']!);
   const usage = await meter.stop();
   const steadyRssMiB = process.memoryUsage().rss / 1024 / 1024;
   const driverHeapMiB = (await b.driver.heapBytes()) / 1024 / 1024;
