@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type Sample, startLoopBreakdown, summariseIntervals } from '../../../bench/loop-breakdown.ts';
+import {
+  leadingNumber,
+  type Sample,
+  skipField,
+  startLoopBreakdown,
+  summariseIntervals,
+  TickLog,
+} from '../../../bench/loop-breakdown.ts';
 
 const MS = 1e6;
 
@@ -89,5 +96,37 @@ describe('summariseIntervals', () => {
     expect(stall?.waitMs).toBeNaN();
     expect(stall?.runMs).toBeNaN();
     expect(Number.isFinite(stall?.gcMs)).toBe(true);
+  });
+
+  it.each<[string, number, number]>([
+    ['1234567890123 987654321 42\n', 1234567890123, 987654321],
+    ['0 0 0\n', 0, 0],
+    ['', Number.NaN, Number.NaN],
+  ])('reads schedstat %j without making strings', (text, run, wait) => {
+    const buf = Buffer.from(text, 'latin1');
+    expect(leadingNumber(buf, 0, buf.length)).toBe(run);
+    expect(leadingNumber(buf, skipField(buf, 0, buf.length), buf.length)).toBe(wait);
+  });
+
+  it('keeps every tick, in order, past its first columns', () => {
+    const log = new TickLog();
+    for (let i = 0; i < 20_000; i++) log.push(i * 10, i * 2, i * 3);
+    const samples = log.samples();
+    expect(samples).toHaveLength(20_000);
+    expect(samples[0]).toEqual({ at: 0, runNs: 0, waitNs: 0 });
+    expect(samples[19_999]).toEqual({ at: 199_990, runNs: 39_998, waitNs: 59_997 });
+    expect(samples.every((s, i) => s.at === i * 10)).toBe(true);
+  });
+
+  it.runIf(process.platform === 'linux')('with scheduler counters, a busy loop counts as run', async () => {
+    const breakdown = startLoopBreakdown();
+    await new Promise((r) => setTimeout(r, 30));
+    const until = performance.now() + 150;
+    while (performance.now() < until);
+    await new Promise((r) => setTimeout(r, 30));
+    const [stall] = breakdown.stop().stalls;
+    expect(stall?.ms).toBeGreaterThanOrEqual(150);
+    // Run plus wait is the busy loop's time on or waiting for a core.
+    expect((stall?.runMs ?? 0) + (stall?.waitMs ?? 0)).toBeGreaterThan(100);
   });
 });
