@@ -129,7 +129,7 @@ export function benchStoredReports(line: (name: string, value: string) => void, 
     });
     if (!reply.ok || reply.value.kind !== 'connectivity') throw new Error('report not decoded');
     const t = performance.now();
-    store.update(hostId(i), { connectivity: reply.value.report }, 0);
+    store.update(hostId(i), { connectivity: reply.value.report });
     storing += performance.now() - t;
   }
   gc();

@@ -9,22 +9,42 @@ import {
 import { jsonEqual } from '../util/json-equal.ts';
 import type { HostRuntimeFacts } from './index.ts';
 
-export interface HostFactsEntry {
-  facts: HostRuntimeFacts;
+/**
+ * One host's facts. The host's clock (CLOCK_FACTS) is kept apart from the rest: every poll moves
+ * it, and anything a poll leaves behind for the next poll, ten seconds later, outlives two young
+ * collections and is copied into the old generation. A poll's check-in time is therefore a number
+ * written over in place (checkIn), and the facts object with the clock in it is made only when
+ * someone reads it (HostFactsStore.get).
+ */
+interface HostFactsEntry {
   /**
-   * The facts less the host's clock (CLOCK_FACTS): a new object only when another fact changes.
-   * Every poll moves the clock, and a poll's host record rebuilt from new facts lived until the
-   * next poll, so it went to the old generation: 0.55 of the 1.23 KB a poll promoted at 1,000
-   * hosts polling every 10 s, and at 10,000 hosts the old generation needed a full collection
-   * every 45 s (make bench-scale --trace-gc-idle).
+   * The facts less the host's clock: a new object only when another fact changes. A poll's host
+   * record is built from it (records/agent.ts, cachedAgentToHost), and one rebuilt from new facts
+   * on every poll was 0.55 of the 1.23 KB a poll promoted at 1,000 hosts polling every 10 s.
    */
   steady: HostRuntimeFacts;
-  /** When the process first heard from the host (warm-up after a restart). */
-  firstSeenAt: number;
+  /** checked_in_at as update() was given it; undefined when checkIn set it last, or never set. */
+  checkedInText: string | undefined;
+  /** checked_in_at as checkIn set it (epoch ms); NaN when update() set it last, or never set. */
+  checkedInMs: number;
+  /** The host's own clock (`timestamp`, epoch seconds); NaN when unknown. */
+  hostClock: number;
+  /** What get() handed out, until a fact or the clock changes. */
+  facts: HostRuntimeFacts | undefined;
 }
 
 /** The facts every poll may change; read by validations, never by the choice of next steps. */
 const CLOCK_FACTS: readonly (keyof HostRuntimeFacts)[] = ['checked_in_at', 'timestamp'];
+
+function newEntry(): HostFactsEntry {
+  return {
+    steady: {},
+    checkedInText: undefined,
+    checkedInMs: Number.NaN,
+    hostClock: Number.NaN,
+    facts: undefined,
+  };
+}
 
 function withoutClock(facts: HostRuntimeFacts): HostRuntimeFacts {
   const out: Record<string, unknown> = {};
@@ -32,6 +52,16 @@ function withoutClock(facts: HostRuntimeFacts): HostRuntimeFacts {
     if (!CLOCK_FACTS.includes(k as keyof HostRuntimeFacts)) out[k] = v;
   }
   return out as HostRuntimeFacts;
+}
+
+/** The entry's facts with its clock, as one object. */
+function withClock(e: HostFactsEntry): HostRuntimeFacts {
+  const out: HostRuntimeFacts = { ...e.steady };
+  const checkedIn =
+    e.checkedInText ?? (Number.isNaN(e.checkedInMs) ? undefined : new Date(e.checkedInMs).toISOString());
+  if (checkedIn !== undefined) out.checked_in_at = checkedIn;
+  if (!Number.isNaN(e.hostClock)) out.timestamp = e.hostClock;
+  return out;
 }
 
 /** Changes remembered for changedSince: at 10,000 hosts checking in every 10 s, about 4 s of them. */
@@ -87,12 +117,27 @@ export class HostFactsStore {
   private readonly recent: string[] = [];
   private changes = 0;
 
+  /**
+   * The host's facts, clock included; the same object until one of them changes (a change makes
+   * a new one, never edits it), so a record built from it (records/agent.ts, cachedAgentToHost)
+   * stays valid as long as this returns that object.
+   */
   get(hostId: string): HostRuntimeFacts | undefined {
-    return this.byHost.get(hostId)?.facts;
+    const e = this.byHost.get(hostId);
+    if (!e) return undefined;
+    e.facts ??= withClock(e);
+    return e.facts;
   }
 
-  entry(hostId: string): HostFactsEntry | undefined {
-    return this.byHost.get(hostId);
+  /** Whether the process has heard anything of the host since it started. */
+  has(hostId: string): boolean {
+    return this.byHost.has(hostId);
+  }
+
+  /** Whether the host has told its clock (`timestamp`) to this process. */
+  knowsHostClock(hostId: string): boolean {
+    const e = this.byHost.get(hostId);
+    return e !== undefined && !Number.isNaN(e.hostClock);
   }
 
   /** The host's facts less its clock, the same object while only the clock moves (HostFactsEntry.steady). */
@@ -101,16 +146,24 @@ export class HostFactsStore {
   }
 
   /**
-   * Merges `patch` into the host's facts; returns true when a value actually changed. A change
-   * replaces the facts object (never edited in place), so a record built from one (records/agent.ts,
-   * cachedAgentToHost) stays valid as long as the host's facts are that same object.
+   * A poll: the host checked in at `nowMs` and said its clock reads `hostClock`. Written over in
+   * place, so a poll of a host that only moves the clock allocates nothing that outlives it.
    */
-  update(hostId: string, patch: HostRuntimeFacts, now: number): boolean {
-    let e = this.byHost.get(hostId);
-    if (!e) {
-      e = { facts: {}, steady: {}, firstSeenAt: now };
-      this.byHost.set(hostId, e);
-    }
+  checkIn(hostId: string, nowMs: number, hostClock?: number): void {
+    const e = this.entryOf(hostId);
+    const clock = hostClock ?? e.hostClock;
+    if (e.checkedInText === undefined && e.checkedInMs === nowMs && Object.is(clock, e.hostClock)) return;
+    e.checkedInText = undefined;
+    e.checkedInMs = nowMs;
+    e.hostClock = clock;
+    e.facts = undefined;
+    this.noteChange(hostId);
+  }
+
+  /** Merges `patch` into the host's facts (undefined clears one); returns true when a value actually changed. */
+  update(hostId: string, patch: HostRuntimeFacts): boolean {
+    const was = this.get(hostId) ?? {};
+    const e = this.entryOf(hostId);
     let next: Record<string, unknown> | undefined;
     let steadyChanged = false;
     for (const [k, given] of Object.entries(patch) as [keyof HostRuntimeFacts, unknown][]) {
@@ -120,22 +173,35 @@ export class HostFactsStore {
         k === 'connectivity' && given ? storedReport(this.pool, given as StoredConnectivityReport) : given;
       const same =
         k === 'connectivity'
-          ? sameReport(e.facts.connectivity, v as StoredConnectivityReport | undefined)
-          : jsonEqual(e.facts[k], v);
+          ? sameReport(was.connectivity, v as StoredConnectivityReport | undefined)
+          : jsonEqual(was[k], v);
       if (!same) {
-        next ??= { ...e.facts };
+        next ??= { ...was };
         next[k] = v;
         steadyChanged ||= !CLOCK_FACTS.includes(k);
       }
     }
-    if (next) {
-      e.facts = next as HostRuntimeFacts;
-      if (steadyChanged) e.steady = withoutClock(e.facts);
-      this.noteChange(hostId);
-      if (namesRemoteHosts(e.facts.connectivity)) this.withReport.add(hostId);
-      else this.withReport.delete(hostId);
+    if (!next) return false;
+    const facts = next as HostRuntimeFacts;
+    e.checkedInText = facts.checked_in_at;
+    e.checkedInMs = Number.NaN;
+    e.hostClock = facts.timestamp ?? Number.NaN;
+    if (steadyChanged) e.steady = withoutClock(facts);
+    // Handed out as built, keys as given (an undefined one included).
+    e.facts = facts;
+    this.noteChange(hostId);
+    if (namesRemoteHosts(facts.connectivity)) this.withReport.add(hostId);
+    else this.withReport.delete(hostId);
+    return true;
+  }
+
+  private entryOf(hostId: string): HostFactsEntry {
+    let e = this.byHost.get(hostId);
+    if (!e) {
+      e = newEntry();
+      this.byHost.set(hostId, e);
     }
-    return next !== undefined;
+    return e;
   }
 
   delete(hostId: string): void {

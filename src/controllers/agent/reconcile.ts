@@ -98,7 +98,7 @@ function syncResetFacts(ctx: OperatorContext, before: HostRuntimeFacts, host: Re
     if (before[k] !== undefined && host[k] === undefined && live[k] === before[k])
       (patch as Record<string, unknown>)[k] = undefined;
   }
-  if (Object.keys(patch).length > 0) ctx.facts.update(host.id, patch, ctx.now().getTime());
+  if (Object.keys(patch).length > 0) ctx.facts.update(host.id, patch);
 }
 
 async function desiredCluster(ctx: OperatorContext, agent: Agent, currentId: string | undefined) {

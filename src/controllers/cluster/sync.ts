@@ -291,7 +291,7 @@ function monitorPhase(input: SyncInput, cluster: AgentCluster): PhaseDecision {
     validation: deps.validation,
     installed: isClusterInstalled(input.cd, aci),
     specMachineNetworks: (aci.spec.networking.machineNetwork ?? []).length > 0,
-    hostFactsReady: (id) => warmUpOver || ctx.facts.entry(id) !== undefined,
+    hostFactsReady: (id) => warmUpOver || ctx.facts.has(id),
     connectivityOf: (hosts, minGroupSize) => {
       const paced = deps.connectivity.of(cluster.id, hosts, minGroupSize);
       connectivityDueInMs = paced.dueInMs;
@@ -299,7 +299,7 @@ function monitorPhase(input: SyncInput, cluster: AgentCluster): PhaseDecision {
     },
   });
   for (const e of monitored.errors) input.log.debug({ reason: e }, 'cluster monitor');
-  const warm = warmUpOver || monitored.cluster.hosts.every((h) => ctx.facts.entry(h.id) !== undefined);
+  const warm = warmUpOver || monitored.cluster.hosts.every((h) => ctx.facts.has(h.id));
   return {
     cluster: monitored.cluster,
     events: monitored.events,

@@ -28,11 +28,8 @@ export async function getNextSteps(s: HostScope, found: FoundHost, input: NextSt
   }
   const now = ctx.now();
   // The first host clock this process hears settles the time-sync validation.
-  const firstClock = input.timestamp !== undefined && ctx.facts.get(id)?.timestamp === undefined;
-  s.setFacts(id, {
-    checked_in_at: now.toISOString(),
-    ...(input.timestamp !== undefined ? { timestamp: input.timestamp } : {}),
-  });
+  const firstClock = input.timestamp !== undefined && !ctx.facts.knowsHostClock(id);
+  ctx.facts.checkIn(id, now.getTime(), input.timestamp);
   // The Agent's part is built once per cached Agent object: rebuilding it (its inventory above
   // all) on every poll was 1.9 CPU-s per 12,000 polls in make bench-scale. The facts are those
   // less the host's clock, which the choice of steps never reads: they stay the same object from

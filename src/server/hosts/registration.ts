@@ -382,7 +382,7 @@ async function registerOnce(
  */
 function recordCheckIn(ctx: OperatorContext, hostId: string, now: Date): void {
   ctx.facts.delete(hostId);
-  ctx.facts.update(hostId, { checked_in_at: now.toISOString() }, now.getTime());
+  ctx.facts.checkIn(hostId, now.getTime());
 }
 
 /**

@@ -67,7 +67,7 @@ export function hostScope(ctx: OperatorContext, deps: HostBackendDeps): HostScop
       if (cd) ctx.bus.enqueue('clusterdeployment', keyOf(cd.metadata.namespace, cd.metadata.name ?? ''));
     },
     project,
-    setFacts: (hostId, patch) => ctx.facts.update(hostId, patch, ctx.now().getTime()),
+    setFacts: (hostId, patch) => ctx.facts.update(hostId, patch),
     writeHost: (agent, change) =>
       updateStatus(ctx.client, AGENT, agent, (cur) => {
         const host = agentToHost(cur, hostFacts(ctx, memory, cur.metadata.name ?? ''));

@@ -94,11 +94,11 @@ describe('clusterHosts', () => {
       },
     });
     clusterHosts(cd, CLUSTER_ID, agents, reader); // another reader: read directly, kept from now on
-    store.update('a', { timestamp: 1 }, 0);
+    store.update('a', { timestamp: 1 });
     expect(clusterHosts(cd, CLUSTER_ID, agents, reader)[0]?.timestamp).toBe(1);
     expect(asked).toBe(1);
-    for (let i = 0; i < 100; i++) store.update(`other-${i}`, { timestamp: i }, 0);
-    store.update('a', { timestamp: 2 }, 0);
+    for (let i = 0; i < 100; i++) store.update(`other-${i}`, { timestamp: i });
+    store.update('a', { timestamp: 2 });
     expect(clusterHosts(cd, CLUSTER_ID, agents, reader)[0]?.timestamp).toBe(2);
     expect(asked).toBe(1);
   });
@@ -117,7 +117,7 @@ describe('clusterHosts', () => {
       const plainFacts = new Map<string, HostRuntimeFacts>();
       const setFacts = (name: string, value: HostRuntimeFacts | undefined) => {
         if (facts instanceof HostFactsStore) {
-          if (value) facts.update(name, value, 0);
+          if (value) facts.update(name, value);
           else facts.delete(name);
         } else if (value) facts.set(name, { ...facts.get(name), ...value });
         else facts.delete(name);

@@ -17,15 +17,63 @@ import { boundAgent } from './fixtures.ts';
 describe('host records shared between cluster passes', () => {
   it('facts are replaced on a change, never edited in place, and kept on a no-op', () => {
     const store = new HostFactsStore();
-    expect(store.update('h', { checked_in_at: '2026-11-27T10:00:00Z' }, 0)).toBe(true);
+    expect(store.update('h', { checked_in_at: '2026-11-27T10:00:00Z' })).toBe(true);
     const first = store.get('h');
-    expect(store.update('h', { checked_in_at: '2026-11-27T10:00:00Z' }, 1)).toBe(false);
+    expect(store.update('h', { checked_in_at: '2026-11-27T10:00:00Z' })).toBe(false);
     expect(store.get('h')).toBe(first);
-    expect(store.update('h', { timestamp: 5 }, 2)).toBe(true);
+    expect(store.update('h', { timestamp: 5 })).toBe(true);
     const second = store.get('h');
     expect(second).not.toBe(first);
     expect(first).toEqual({ checked_in_at: '2026-11-27T10:00:00Z' });
     expect(second).toEqual({ checked_in_at: '2026-11-27T10:00:00Z', timestamp: 5 });
+  });
+
+  it('a poll moves the clock in place; get() shows it, the same object until the next change', () => {
+    const store = new HostFactsStore();
+    const at = Date.parse('2026-11-27T10:00:00.123Z');
+    store.update('h', { ignition_endpoint_token_set: true });
+    const steady = store.steady('h');
+    expect(store.knowsHostClock('h')).toBe(false);
+    store.checkIn('h', at, 1_795_000_000);
+    const first = store.get('h');
+    expect(first).toEqual({
+      ignition_endpoint_token_set: true,
+      checked_in_at: '2026-11-27T10:00:00.123Z',
+      timestamp: 1_795_000_000,
+    });
+    expect(store.get('h')).toBe(first);
+    expect(store.knowsHostClock('h')).toBe(true);
+    const mark = store.changeMark;
+    // A poll without the host's clock keeps the one it told before.
+    store.checkIn('h', at + 10_000);
+    const second = store.get('h');
+    expect(second).not.toBe(first);
+    expect(second).toEqual({
+      ignition_endpoint_token_set: true,
+      checked_in_at: '2026-11-27T10:00:10.123Z',
+      timestamp: 1_795_000_000,
+    });
+    expect(first?.checked_in_at).toBe('2026-11-27T10:00:00.123Z');
+    expect(store.changedSince(mark)).toEqual(['h']);
+    // The same instant again is no change.
+    store.checkIn('h', at + 10_000);
+    expect(store.get('h')).toBe(second);
+    expect(store.changedSince(mark)).toEqual(['h']);
+    expect(store.steady('h')).toBe(steady);
+    // A step result after polls keeps the clock; a cleared clock is gone.
+    store.update('h', { ignition_endpoint_token_set: false });
+    expect(store.get('h')).toMatchObject({
+      checked_in_at: '2026-11-27T10:00:10.123Z',
+      timestamp: 1_795_000_000,
+    });
+    store.update('h', { timestamp: undefined });
+    expect(store.knowsHostClock('h')).toBe(false);
+    store.checkIn('h', at + 20_000);
+    expect(store.get('h')?.timestamp).toBeUndefined();
+    expect(store.has('h')).toBe(true);
+    store.delete('h');
+    expect(store.has('h')).toBe(false);
+    expect(store.get('h')).toBeUndefined();
   });
 
   // name, updates after a first { checked_in_at, ignition_endpoint_token_set }, whether steady() is a new object
@@ -37,10 +85,10 @@ describe('host records shared between cluster passes', () => {
     'the facts less the clock stay the same object while only the clock moves: %s',
     (_n, updates, renewed) => {
       const store = new HostFactsStore();
-      store.update('h', { checked_in_at: 't1', ignition_endpoint_token_set: false }, 0);
+      store.update('h', { checked_in_at: 't1', ignition_endpoint_token_set: false });
       const first = store.steady('h');
       expect(first).toEqual({ ignition_endpoint_token_set: false });
-      for (const [i, u] of updates.entries()) store.update('h', u, i + 1);
+      for (const u of updates) store.update('h', u);
       const after = store.steady('h');
       expect(after === first).toBe(!renewed);
       const { checked_in_at: _c, timestamp: _t, ...rest } = store.get('h') ?? {};
@@ -51,9 +99,9 @@ describe('host records shared between cluster passes', () => {
   it('a poll record of the same Agent is the same object while only the clock moves', () => {
     const store = new HostFactsStore();
     const agent = boundAgent('h', 'master');
-    store.update('h', { checked_in_at: 't1' }, 0);
+    store.update('h', { checked_in_at: 't1' });
     const before = cachedAgentToHost(agent, store.steady('h'));
-    store.update('h', { checked_in_at: 't2', timestamp: 7 }, 1);
+    store.update('h', { checked_in_at: 't2', timestamp: 7 });
     expect(cachedAgentToHost(agent, store.steady('h'))).toBe(before);
   });
 
@@ -67,17 +115,17 @@ describe('host records shared between cluster passes', () => {
         },
       ],
     });
-    expect(store.update('a', { connectivity: report(0.5) }, 0)).toBe(true);
+    expect(store.update('a', { connectivity: report(0.5) })).toBe(true);
     const kept = store.get('a');
     // Stored compact, with its strings shared with other reports', and serialising as sent.
     expect(kept?.connectivity).toBeInstanceOf(CompactConnectivityReport);
     expect(JSON.stringify(kept?.connectivity)).toBe(JSON.stringify(report(0.5)));
-    expect(store.update('a', { connectivity: report(0.5) }, 1)).toBe(false);
+    expect(store.update('a', { connectivity: report(0.5) })).toBe(false);
     expect(store.get('a')).toBe(kept);
-    expect(store.update('a', { connectivity: report(0.6) }, 2)).toBe(true);
+    expect(store.update('a', { connectivity: report(0.6) })).toBe(true);
     expect(connectivityReader(store.get('a')?.connectivity ?? {}).l3AverageRttMs(0, 0)).toBe(0.6);
-    expect(store.update('a', { connectivity: undefined }, 3)).toBe(true);
-    expect(store.update('a', { connectivity: undefined }, 4)).toBe(false);
+    expect(store.update('a', { connectivity: undefined })).toBe(true);
+    expect(store.update('a', { connectivity: undefined })).toBe(false);
   });
 
   it('knows the hosts whose connectivity report names a host: set, emptied, cleared, deleted', () => {
@@ -85,16 +133,16 @@ describe('host records shared between cluster passes', () => {
     const report = (ids: string[]) => ({
       connectivity: { remote_hosts: ids.map((host_id) => ({ host_id })) },
     });
-    store.update('a', report(['b']), 0);
-    store.update('b', report([]), 0);
-    store.update('c', { timestamp: 1 }, 0);
+    store.update('a', report(['b']));
+    store.update('b', report([]));
+    store.update('c', { timestamp: 1 });
     expect([...store.reporters]).toEqual(['a']);
-    store.update('b', report(['a']), 1);
-    store.update('a', report([]), 1);
+    store.update('b', report(['a']));
+    store.update('a', report([]));
     expect([...store.reporters]).toEqual(['b']);
-    store.update('b', { connectivity: undefined }, 2);
+    store.update('b', { connectivity: undefined });
     expect([...store.reporters]).toEqual([]);
-    store.update('c', report(['a']), 3);
+    store.update('c', report(['a']));
     store.delete('c');
     expect([...store.reporters]).toEqual([]);
   });
@@ -102,29 +150,29 @@ describe('host records shared between cluster passes', () => {
   it('tells which hosts changed since a mark, until too many changes have passed', () => {
     const store = new HostFactsStore();
     const mark = store.changeMark;
-    store.update('a', { timestamp: 1 }, 0);
-    store.update('a', { timestamp: 1 }, 0); // no change
-    store.update('b', { timestamp: 1 }, 0);
+    store.update('a', { timestamp: 1 });
+    store.update('a', { timestamp: 1 }); // no change
+    store.update('b', { timestamp: 1 });
     store.delete('a');
     store.delete('never-seen');
     expect(store.changedSince(mark)).toEqual(['a', 'b', 'a']);
     expect(store.changedSince(store.changeMark)).toEqual([]);
     expect(store.changedSince(store.changeMark + 1)).toBeUndefined();
     const before = store.changeMark;
-    for (let i = 0; i < 4096; i++) store.update('c', { timestamp: i + 10 }, 0);
+    for (let i = 0; i < 4096; i++) store.update('c', { timestamp: i + 10 });
     expect(store.changedSince(before)).toHaveLength(4096);
-    store.update('d', { timestamp: 1 }, 0);
+    store.update('d', { timestamp: 1 });
     expect(store.changedSince(before)).toBeUndefined();
   });
 
   it('one record per Agent and facts object, rebuilt when the facts change', () => {
     const store = new HostFactsStore();
     const agent = boundAgent('h', 'master');
-    store.update('h', { checked_in_at: '2026-11-27T10:00:00Z' }, 0);
+    store.update('h', { checked_in_at: '2026-11-27T10:00:00Z' });
     const a = cachedAgentToHost(agent, store.get('h'));
     expect(cachedAgentToHost(agent, store.get('h'))).toBe(a);
     expect(a.checked_in_at).toBe('2026-11-27T10:00:00Z');
-    store.update('h', { checked_in_at: '2026-11-27T10:01:00Z' }, 1);
+    store.update('h', { checked_in_at: '2026-11-27T10:01:00Z' });
     const b = cachedAgentToHost(agent, store.get('h'));
     expect(b).not.toBe(a);
     expect(b.checked_in_at).toBe('2026-11-27T10:01:00Z');
