@@ -26,6 +26,8 @@ export const POLL_RECORDS_MAX = 12_000;
 interface Entry<R> {
   /** When the record was built or last used. */
   at: number;
+  /** When the entry took its place at the back of the map (expire). */
+  placedAt: number;
   parts: readonly unknown[];
   record: Promise<R>;
 }
@@ -60,15 +62,13 @@ export class PollRecords<R> {
     this.expire(now);
     const hit = this.entries.get(key);
     if (hit && now - hit.at < this.maxAgeMs && sameItems(hit.parts, parts)) {
-      // Moved to the back as just used: the map stays in order of use and expiry reads the front.
       hit.at = now;
-      this.entries.delete(key);
-      this.entries.set(key, hit);
       return hit.record;
     }
     const record = build();
-    const entry: Entry<R> = { at: now, parts, record };
+    const entry: Entry<R> = { at: now, placedAt: now, parts, record };
     this.entries.delete(key);
+    this.makeRoom(now);
     this.entries.set(key, entry);
     record.catch(() => {
       if (this.entries.get(key) === entry) this.entries.delete(key);
@@ -81,12 +81,37 @@ export class PollRecords<R> {
     return this.entries.size;
   }
 
+  /**
+   * The map is in order of placement, not of use: a hit only notes its time, and an entry used
+   * since it was placed goes to the back when it comes to the front, at most once a window. A
+   * move on every hit (a delete and a set per poll) left the map's table full of holes, and the
+   * table each rehash made, every capacity's worth of polls, outlived the polls that filled it
+   * and was promoted to the old generation (docs/operations.md, "Twenty-eighth round").
+   */
   private expire(now: number): void {
-    // Called before every lookup: drops the records not used within the window, and leaves room
-    // for an insert.
     for (const [key, e] of this.entries) {
-      if (now - e.at < this.maxAgeMs && this.entries.size < this.maxEntries) break;
+      // Everything behind was placed later, so used within the window too.
+      if (now - e.placedAt < this.maxAgeMs) break;
       this.entries.delete(key);
+      if (now - e.at < this.maxAgeMs) this.placeAtBack(key, e, now);
     }
+  }
+
+  /**
+   * Below maxEntries before an insert: the front entry goes if it was not used since it was
+   * placed, else it moves to the back (a second chance, the clock approximation of least recently
+   * used). Ends: a moved entry counts as unused until its next hit.
+   */
+  private makeRoom(now: number): void {
+    for (const [key, e] of this.entries) {
+      if (this.entries.size < this.maxEntries) break;
+      this.entries.delete(key);
+      if (e.at > e.placedAt) this.placeAtBack(key, e, now);
+    }
+  }
+
+  private placeAtBack(key: string, e: Entry<R>, now: number): void {
+    e.placedAt = now;
+    this.entries.set(key, e);
   }
 }

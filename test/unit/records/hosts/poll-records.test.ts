@@ -124,4 +124,47 @@ describe('PollRecords', () => {
     await h.records.record('last', [cd], h.build('c'));
     expect(h.records.size).toBe(1);
   });
+
+  it('a full map rebuilds nothing on a hit: room is made for an insert only', async () => {
+    const h = harness({ maxAgeMs: 1000, maxEntries: 3 });
+    for (const c of ['c1', 'c2', 'c3']) await h.records.record(c, [cd], h.build(c));
+    for (let t = 1; t <= 30; t++) {
+      h.clock.now = t;
+      const c = `c${(t % 3) + 1}`;
+      expect(await h.records.record(c, [cd], h.build(c))).toMatch(/#[123]$/);
+    }
+    expect(h.builds()).toBe(3);
+  });
+
+  it('at capacity an insert drops the record not used since it came before one that was used', async () => {
+    const h = harness({ maxAgeMs: 1000, maxEntries: 3 });
+    await h.records.record('c1', [cd], h.build('c1'));
+    h.clock.now = 1;
+    await h.records.record('c2', [cd], h.build('c2'));
+    h.clock.now = 2;
+    expect(await h.records.record('c1', [cd], h.build('c1'))).toBe('c1#1');
+    h.clock.now = 3;
+    await h.records.record('c3', [cd], h.build('c3'));
+    h.clock.now = 4;
+    await h.records.record('c4', [cd], h.build('c4'));
+    expect(h.records.size).toBe(3);
+    h.clock.now = 5;
+    expect(await h.records.record('c1', [cd], h.build('c1'))).toBe('c1#1');
+    expect(await h.records.record('c3', [cd], h.build('c3'))).toBe('c3#3');
+    expect(await h.records.record('c4', [cd], h.build('c4'))).toBe('c4#4');
+    // c2, older than c1 and not used since it came, went.
+    expect(await h.records.record('c2', [cd], h.build('c2'))).toBe('c2#5');
+  });
+
+  it('a record used every poll outlives many windows while one not used is dropped', async () => {
+    const h = harness({ maxAgeMs: 1000 });
+    await h.records.record('busy', [cd], h.build('busy'));
+    await h.records.record('idle', [cd], h.build('idle'));
+    for (let t = 100; t <= 10_000; t += 100) {
+      h.clock.now = t;
+      expect(await h.records.record('busy', [cd], h.build('busy'))).toBe('busy#1');
+    }
+    expect(h.records.size).toBe(1);
+    expect(await h.records.record('idle', [cd], h.build('idle'))).toBe('idle#3');
+  });
 });
