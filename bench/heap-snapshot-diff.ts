@@ -107,7 +107,10 @@ export function newObjects(
     bytes += size;
     const k = kind(n);
     let g = groups.get(k);
-    if (!g) groups.set(k, (g = { count: 0, bytes: 0, retainers: new Map() }));
+    if (!g) {
+      g = { count: 0, bytes: 0, retainers: new Map() };
+      groups.set(k, g);
+    }
     g.count++;
     g.bytes += size;
     const r = retainer.get(n) ?? '(none)';
