@@ -33,6 +33,16 @@ const long = (count: number, waitMs: number, runMs: number, idleMs: number): Lon
   idleMs,
 });
 
+/** The longest stall the sampler lists around a loop blocked for 150 ms. */
+async function stallOfBlockedLoop(options: { schedstat: boolean }) {
+  const breakdown = startLoopBreakdown(options);
+  await new Promise((r) => setTimeout(r, 30));
+  const until = performance.now() + 150;
+  while (performance.now() < until);
+  await new Promise((r) => setTimeout(r, 30));
+  return breakdown.stop().stalls[0];
+}
+
 describe('summariseIntervals', () => {
   // name, extra intervals, p99, p99 without wait, wait seconds, long intervals' parts
   it.each<[string, Extra[], number, number, number, Long]>([
@@ -86,12 +96,7 @@ describe('summariseIntervals', () => {
   });
 
   it('without scheduler counters (a worker) still lists a blocked loop as a stall, wait and run NaN', async () => {
-    const breakdown = startLoopBreakdown({ schedstat: false });
-    await new Promise((r) => setTimeout(r, 30));
-    const until = performance.now() + 150;
-    while (performance.now() < until);
-    await new Promise((r) => setTimeout(r, 30));
-    const [stall] = breakdown.stop().stalls;
+    const stall = await stallOfBlockedLoop({ schedstat: false });
     expect(stall?.ms).toBeGreaterThanOrEqual(150);
     expect(stall?.waitMs).toBeNaN();
     expect(stall?.runMs).toBeNaN();
@@ -119,12 +124,7 @@ describe('summariseIntervals', () => {
   });
 
   it.runIf(process.platform === 'linux')('with scheduler counters, a busy loop counts as run', async () => {
-    const breakdown = startLoopBreakdown();
-    await new Promise((r) => setTimeout(r, 30));
-    const until = performance.now() + 150;
-    while (performance.now() < until);
-    await new Promise((r) => setTimeout(r, 30));
-    const [stall] = breakdown.stop().stalls;
+    const stall = await stallOfBlockedLoop({ schedstat: true });
     expect(stall?.ms).toBeGreaterThanOrEqual(150);
     // Run plus wait is the busy loop's time on or waiting for a core.
     expect((stall?.runMs ?? 0) + (stall?.waitMs ?? 0)).toBeGreaterThan(100);
