@@ -11,10 +11,10 @@ import type { HostRuntimeFacts } from './index.ts';
 
 /**
  * One host's facts. The host's clock (CLOCK_FACTS) is kept apart from the rest: every poll moves
- * it, and anything a poll leaves behind for the next poll, ten seconds later, outlives two young
- * collections and is copied into the old generation. A poll's check-in time is therefore a number
- * written over in place (checkIn), and the facts object with the clock in it is made only when
- * someone reads it (HostFactsStore.get).
+ * it, and at 10,000 hosts polling every 10 s the young generation is collected every 1.2 s, so
+ * whatever a poll leaves for the next poll is copied into the old generation. A poll's check-in
+ * time is therefore a number written over in place (checkIn), and the facts object with the
+ * clock in it is made only when someone reads it (HostFactsStore.get).
  */
 interface HostFactsEntry {
   /**

@@ -26,7 +26,7 @@ export const POLL_RECORDS_MAX = 12_000;
 interface Entry<R> {
   /** When the record was built or last used. */
   at: number;
-  /** When the entry took its place at the back of the map (expire). */
+  /** When the entry took its place at the back of the map: inserted, or moved (placeAtBack). */
   placedAt: number;
   parts: readonly unknown[];
   record: Promise<R>;
