@@ -77,24 +77,23 @@ export function newObjects(
     const name = type.includes('string') ? '' : String(strings[nodes[n * l.nodeSize + l.name] as number]);
     return `${type}:${name.slice(0, 60)}`;
   };
+  // Per new object, the first retainer that is an object; a root (a stack slot, a handle) only
+  // when nothing else holds it.
   const retainer = new Map<number, string>();
-  const rootHeld = new Set<number>();
+  const rootRetainer = new Map<number, string>();
   for (let n = 0, e = 0; n < count; n++) {
     const edgeCount = nodes[n * l.nodeSize + l.edgeCount] as number;
+    const root = l.nodeTypes[nodes[n * l.nodeSize + l.type] as number] === 'synthetic';
+    const held = root ? rootRetainer : retainer;
     for (let k = 0; k < edgeCount; k++, e += l.edgeSize) {
       const to = (edges[e + l.edgeTo] as number) / l.nodeSize;
       const type = l.edgeTypes[edges[e + l.edgeType] as number];
-      // The first retainer that is an object, not a root (a stack slot or a handle).
-      if (type === 'weak' || !isNew(to) || (retainer.has(to) && !rootHeld.has(to))) continue;
-      const root = l.nodeTypes[nodes[n * l.nodeSize + l.type] as number] === 'synthetic';
-      if (root && retainer.has(to)) continue;
-      if (root) rootHeld.add(to);
-      else rootHeld.delete(to);
+      if (type === 'weak' || !isNew(to) || held.has(to)) continue;
       const name =
         type === 'element' || type === 'hidden'
           ? `[${type}]`
           : String(strings[edges[e + l.edgeName] as number]);
-      retainer.set(to, `${name.slice(0, 30)} <- ${kind(n)}${isNew(n) ? '(new)' : ''}`);
+      held.set(to, `${name.slice(0, 30)} <- ${kind(n)}${isNew(n) ? '(new)' : ''}`);
     }
   }
   const groups = new Map<string, { count: number; bytes: number; retainers: Map<string, number> }>();
@@ -113,7 +112,7 @@ export function newObjects(
     }
     g.count++;
     g.bytes += size;
-    const r = retainer.get(n) ?? '(none)';
+    const r = retainer.get(n) ?? rootRetainer.get(n) ?? '(none)';
     g.retainers.set(r, (g.retainers.get(r) ?? 0) + 1);
   }
   const out = [...groups].map(([k, g]) => ({

@@ -91,39 +91,35 @@ export function startLoopBreakdown({ schedstat = true } = {}): { stop(): LoopBre
 }
 
 /**
- * The ticks as columns of numbers. The sampler runs in the thread it measures: an object and
+ * The ticks as numbers in one typed array. The sampler runs in the thread it measures: an object and
  * three boxed numbers per tick, kept to the end, were 8 KB a second promoted into that thread's
  * old generation (a tenth of what 1,000 hosts' polls every 10 s promote), and were counted as the
  * operator's in `--trace-gc-idle`.
  */
 export class TickLog {
-  private at = new Float64Array(8192);
-  private run = new Float64Array(8192);
-  private wait = new Float64Array(8192);
+  /** at, runNs, waitNs of each tick in turn. */
+  private columns = new Float64Array(3 * 8192);
   private n = 0;
 
   push(at: number, runNs: number, waitNs: number): void {
-    if (this.n === this.at.length) {
-      const grown = (a: Float64Array) => {
-        const b = new Float64Array(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.at = grown(this.at);
-      this.run = grown(this.run);
-      this.wait = grown(this.wait);
+    if (3 * this.n === this.columns.length) {
+      const grown = new Float64Array(this.columns.length * 2);
+      grown.set(this.columns);
+      this.columns = grown;
     }
-    this.at[this.n] = at;
-    this.run[this.n] = runNs;
-    this.wait[this.n] = waitNs;
-    this.n++;
+    const i = 3 * this.n++;
+    this.columns[i] = at;
+    this.columns[i + 1] = runNs;
+    this.columns[i + 2] = waitNs;
   }
 
   samples(): Sample[] {
-    const out: Sample[] = [];
-    for (let i = 0; i < this.n; i++)
-      out.push({ at: this.at[i]!, runNs: this.run[i]!, waitNs: this.wait[i]! });
-    return out;
+    const c = this.columns;
+    return Array.from({ length: this.n }, (_, i) => ({
+      at: c[3 * i]!,
+      runNs: c[3 * i + 1]!,
+      waitNs: c[3 * i + 2]!,
+    }));
   }
 }
 

@@ -60,7 +60,6 @@
 // server by kind (bench/stored-objects.ts).
 
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { setPriority, tmpdir } from 'node:os';
@@ -815,10 +814,10 @@ async function inventoryWave(b: Bench) {
 }
 
 /** `--heap-snapshots-idle DIR`: two snapshots of this thread's heap, 40 % and 90 % into the idle window. */
-function idleSnapshots(seconds: number): NodeJS.Timeout[] {
+async function idleSnapshots(seconds: number): Promise<NodeJS.Timeout[]> {
   const dir = flags['heap-snapshots-idle'];
   if (!dir) return [];
-  mkdirSync(dir, { recursive: true });
+  await mkdir(dir, { recursive: true });
   return (
     [
       [0.4, 'idle-early'],
@@ -847,7 +846,7 @@ async function idleHosts(b: Bench) {
   const profiler = flags['profile-idle'] ? await startProfiler() : undefined;
   const heapProfiler = flags['heap-profile-idle'] ? await startHeapProfiler() : undefined;
   const startedAt = performance.timeOrigin + performance.now();
-  const snapshots = idleSnapshots(seconds);
+  const snapshots = await idleSnapshots(seconds);
   if (flags['trace-gc-idle']) v8.setFlagsFromString('--trace-gc-nvp');
   const polls = await b.driver.idle(seconds, every);
   for (const t of snapshots) clearTimeout(t);
