@@ -21,8 +21,10 @@ export {
   nextStepsDetailed,
   type StepError,
   shouldUpgradeAgent,
+  stepsAreReusable,
   stepTableFor,
   stepTableRow,
+  withFreshStepIds,
 } from './next-steps.ts';
 export {
   INSTALLER_ALREADY_RUNNING_MESSAGE,

@@ -5,6 +5,7 @@
 import type { Cluster, Host, InfraEnv } from '../model.ts';
 import {
   apiVipConnectivityStep,
+  CONNECTIVITY_THROTTLE_MIN_HOSTS,
   connectivityCheckStep,
   dhcpLeaseAllocateStep,
   domainResolutionStep,
@@ -156,6 +157,30 @@ export function nextStepsDetailed(
     errors,
     ...(installerVersion ? { installer_version: installerVersion } : {}),
   };
+}
+
+/**
+ * Whether nextStepsDetailed answers the same for the same records and options object but for the
+ * step ids, so a caller may keep an answer and send it again with withFreshStepIds. Not when a
+ * large cluster's connectivity check asks the admission, which answers by the time of asking.
+ */
+export function stepsAreReusable(host: Host, cluster: Cluster | undefined, options: StepsOptions): boolean {
+  return !(
+    options.admitConnectivityCheck &&
+    cluster &&
+    cluster.hosts.length > CONNECTIVITY_THROTTLE_MIN_HOSTS &&
+    stepTableRow(host).steps.includes('connectivity-check')
+  );
+}
+
+/** A kept answer with new step ids (drawn in order, as nextStepsDetailed draws them); arguments shared. */
+export function withFreshStepIds(result: NextStepsResult, random: () => number): NextStepsResult {
+  const { steps } = result;
+  const instructions = steps.instructions.map((step) => ({
+    ...step,
+    step_id: makeStepId(step.step_type, random),
+  }));
+  return { ...result, steps: { ...steps, instructions } };
 }
 
 /** The `steps` answer to GET …/instructions for the host's current status. */

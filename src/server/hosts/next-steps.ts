@@ -3,13 +3,21 @@
 // Agent when something the Agent shows may change.
 
 import type { Agent, InfraEnv } from '../../api/index.ts';
-import { type NextStepsResult, nextStepsDetailed, type StepsOptions } from '../../core/steps/index.ts';
+import type { Cluster as AgentCluster, InfraEnv as InfraEnvRecord } from '../../core/model.ts';
+import {
+  type NextStepsResult,
+  nextStepsDetailed,
+  type StepsOptions,
+  stepsAreReusable,
+  withFreshStepIds,
+} from '../../core/steps/index.ts';
 import { referencedFacts } from '../../records/agents/references.ts';
 import { clusterRecordForPoll, infraEnvRecordForPoll } from '../../records/hosts/lookup.ts';
 import type { PendingHostUpdate } from '../../records/hosts/memory.ts';
 import { type AgentHost, cachedAgentToHost, NO_FACTS } from '../../records/index.ts';
+import { memoSlot } from '../../util/memo-slot.ts';
 import { type CallContext, fail, ok } from '../api/backend.ts';
-import { type FoundHost, type HostInput, type HostScope, stepsOptionsFor } from './scope.ts';
+import type { FoundHost, HostInput, HostScope } from './scope.ts';
 
 type NextStepsInput = HostInput<'getNextSteps'>;
 
@@ -45,11 +53,13 @@ export async function getNextSteps(s: HostScope, found: FoundHost, input: NextSt
       : recorded;
   const cluster = await clusterRecordForPoll(ctx, memory, host.cluster_id);
   const options = await stepsOptionsForHost(s, agent, infraEnv, host);
-  const result = nextStepsDetailed(host, cluster, await infraEnvRecordForPoll(ctx, memory, infraEnv), {
-    now,
-    random: s.random,
+  const inputs: StepsInputs = {
+    host,
+    cluster,
+    infraEnv: await infraEnvRecordForPoll(ctx, memory, infraEnv),
     options,
-  });
+  };
+  const result = stepsOfPoll(s, agent, inputs, now);
   for (const e of result.errors)
     s.log.debug({ host: id, step: e.step_type, error: e.error }, 'step not built');
   memory.warmUp.onPoll(
@@ -60,29 +70,70 @@ export async function getNextSteps(s: HostScope, found: FoundHost, input: NextSt
   return ok(result.steps);
 }
 
-/** The steps options of this host: day-2 ignition endpoint, reclaim boot artifacts. */
+/** What a host's steps are chosen from (nextStepsDetailed's arguments). */
+interface StepsInputs {
+  host: AgentHost;
+  cluster: AgentCluster | undefined;
+  infraEnv: InfraEnvRecord;
+  options: StepsOptions;
+}
+
+/**
+ * The steps answer of the last poll of a cached Agent, with the objects it was chosen from. A
+ * steady host polls with the same records and options objects, and the answer differs only in its
+ * step ids: building the arguments again (the domain names, the NTP sources) was a tenth of what a
+ * poll allocated (docs/operations.md, "Twenty-ninth round").
+ */
+const lastSteps = memoSlot<Agent, StepsInputs & { result: NextStepsResult }>('steps of the last poll');
+
+function stepsOfPoll(s: HostScope, agent: Agent, inputs: StepsInputs, now: Date): NextStepsResult {
+  const { host, cluster, infraEnv, options } = inputs;
+  const last = lastSteps.get(agent);
+  if (
+    last &&
+    last.host === host &&
+    last.cluster === cluster &&
+    last.infraEnv === infraEnv &&
+    last.options === options
+  ) {
+    return withFreshStepIds(last.result, s.random);
+  }
+  const result = nextStepsDetailed(host, cluster, infraEnv, { now, random: s.random, options });
+  if (stepsAreReusable(host, cluster, options)) lastSteps.set(agent, { ...inputs, result });
+  return result;
+}
+
+/**
+ * The steps options of this host: the scope's, or a copy with the day-2 ignition endpoint or the
+ * reclaim boot artifacts.
+ */
 async function stepsOptionsForHost(
   s: HostScope,
   agent: Agent,
   infraEnv: InfraEnv,
   host: AgentHost,
 ): Promise<StepsOptions> {
-  const options = stepsOptionsFor(s.ctx);
-  options.admitConnectivityCheck = (clusterId, hostId) => s.connectivity.admit(clusterId, hostId);
+  let options: StepsOptions = s.stepsOptions;
   const headers = agent.spec.ignitionEndpointHTTPHeaders;
   if (agent.spec.ignitionEndpointTokenReference?.name || headers) {
     // Day-2 hosts fetch the cluster's ignition with the token and headers the Agent names.
     const { ignitionToken } = await referencedFacts(s.ctx, agent);
-    options.hostIgnitionEndpoint = () => ({
-      ...(ignitionToken ? { token: ignitionToken } : {}),
-      ...(headers ? { headers } : {}),
-    });
+    options = {
+      ...options,
+      hostIgnitionEndpoint: () => ({
+        ...(ignitionToken ? { token: ignitionToken } : {}),
+        ...(headers ? { headers } : {}),
+      }),
+    };
   }
   if (host.status === 'reclaiming') {
     // The discovery boot artifacts the reclaimed host downloads: the InfraEnv's (initrd signed).
     const a = infraEnv.status?.bootArtifacts;
     if (a?.kernel && a.rootfs && a.initrd) {
-      options.bootArtifacts = { kernel_url: a.kernel, rootfs_url: a.rootfs, initrd_url: a.initrd };
+      options = {
+        ...options,
+        bootArtifacts: { kernel_url: a.kernel, rootfs_url: a.rootfs, initrd_url: a.initrd },
+      };
     }
   }
   return options;

@@ -33,6 +33,8 @@ export interface HostScope {
   random: () => number;
   log: Logger;
   connectivity: ConnectivityAdmission;
+  /** The steps options of every host without per-host additions: one object, so answers can be kept. */
+  stepsOptions: Readonly<StepsOptions>;
   enqueueAgent(agent: Agent): void;
   enqueueCluster(clusterId: string | undefined): void;
   /** The Agent status for a host record, URLs signed with the backend's LocalAuth. */
@@ -52,6 +54,8 @@ export function hostScope(ctx: OperatorContext, deps: HostBackendDeps): HostScop
       auth: deps.auth,
       specSyncError: currentSpecSyncError(agent),
     });
+  // Clusters of more than 150 hosts: connectivity checks are admitted 150 a minute (core.md §9.3).
+  const connectivity = new ConnectivityAdmission({ now: () => ctx.now().getTime() });
   return {
     ctx,
     auth: deps.auth,
@@ -59,8 +63,11 @@ export function hostScope(ctx: OperatorContext, deps: HostBackendDeps): HostScop
     memory,
     random: deps.random ?? Math.random,
     log: ctx.logger.child({ component: 'host-api' }),
-    // Clusters of more than 150 hosts: connectivity checks are admitted 150 a minute (core.md §9.3).
-    connectivity: new ConnectivityAdmission({ now: () => ctx.now().getTime() }),
+    connectivity,
+    stepsOptions: Object.freeze({
+      ...stepsOptionsFor(ctx),
+      admitConnectivityCheck: (clusterId: string, hostId: string) => connectivity.admit(clusterId, hostId),
+    }),
     enqueueAgent: (agent) => ctx.bus.enqueue('agent', objectKey(agent)),
     enqueueCluster: (clusterId) => {
       const cd = clusterId ? ctx.clusterDeploymentById(clusterId) : undefined;
