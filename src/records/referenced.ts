@@ -33,6 +33,23 @@ export async function getAndLabelForWatch(
   return obj;
 }
 
+/**
+ * What getAndLabelForWatch answers when the cache already holds the object with both labels (no
+ * read, no write), answered without a promise: every host poll reads its cluster's and its
+ * infra-env's pull Secret. Undefined: not so, ask getAndLabelForWatch.
+ */
+export function watchedFromCache(
+  ctx: OperatorContext,
+  kind: 'secret' | 'configmap',
+  ns: string,
+  name: string,
+): DataObject | undefined {
+  const informer = kind === 'secret' ? ctx.informers.secrets : ctx.informers.configMaps;
+  const obj = informer.get(ns, name) as DataObject | undefined;
+  const labels = obj?.metadata.labels;
+  return labels?.[WATCH_LABEL] === 'true' && labels[BACKUP_LABEL] === 'true' ? obj : undefined;
+}
+
 /** A Secret's data decoded (base64 → utf8). */
 export function decodedSecretData(s: DataObject): Record<string, string> {
   return Object.fromEntries(

@@ -20,7 +20,13 @@ import {
   manifestsConfigMapNames,
 } from './index.ts';
 import { ANY_LABELS, aciKeyOf, INFRAENV_BY_NMSTATE_SELECTOR_INDEX, nmStateSelectorOf } from './indexes.ts';
-import { type DataObject, decodedSecretData, getAndLabelForWatch, readSecret } from './referenced.ts';
+import {
+  type DataObject,
+  decodedSecretData,
+  getAndLabelForWatch,
+  readSecret,
+  watchedFromCache,
+} from './referenced.ts';
 
 export interface ClusterView {
   cd: ClusterDeployment;
@@ -79,6 +85,28 @@ export async function readClusterReferences(
   for (const name of manifestsConfigMapNames(aci)) {
     const configMap = await getAndLabelForWatch(ctx, 'configmap', aci.metadata.namespace ?? ns, name);
     if (configMap) manifests.push({ name, configMap });
+  }
+  return { pullSecret, manifests };
+}
+
+/**
+ * readClusterReferences's answer when the cache holds every referenced object, labelled: no read,
+ * no write, no promise. Undefined when one must be read or labelled (or does not exist).
+ */
+export function cachedClusterReferences(
+  ctx: OperatorContext,
+  cd: ClusterDeployment,
+  aci: AgentClusterInstall,
+): ClusterReferences | undefined {
+  const ns = cd.metadata.namespace ?? '';
+  const secretName = cd.spec.pullSecretRef?.name;
+  const pullSecret = secretName ? watchedFromCache(ctx, 'secret', ns, secretName) : undefined;
+  if (secretName && !pullSecret) return undefined;
+  const manifests: { name: string; configMap: DataObject }[] = [];
+  for (const name of manifestsConfigMapNames(aci)) {
+    const configMap = watchedFromCache(ctx, 'configmap', aci.metadata.namespace ?? ns, name);
+    if (!configMap) return undefined;
+    manifests.push({ name, configMap });
   }
   return { pullSecret, manifests };
 }
@@ -183,6 +211,20 @@ export async function readInfraEnvReferences(
   return {
     cd: cdRef?.name ? ctx.informers.clusterDeployments.get(cdRef.namespace || ns, cdRef.name) : undefined,
     pullSecret: secretName ? await getAndLabelForWatch(ctx, 'secret', ns, secretName) : undefined,
+    nmStateConfigs: selectedNmStateConfigs(ctx, ie),
+  };
+}
+
+/** readInfraEnvReferences's answer from the cache alone (see cachedClusterReferences). */
+export function cachedInfraEnvReferences(ctx: OperatorContext, ie: InfraEnv): InfraEnvReferences | undefined {
+  const ns = ie.metadata.namespace ?? '';
+  const cdRef = ie.spec.clusterRef;
+  const secretName = ie.spec.pullSecretRef?.name;
+  const pullSecret = secretName ? watchedFromCache(ctx, 'secret', ns, secretName) : undefined;
+  if (secretName && !pullSecret) return undefined;
+  return {
+    cd: cdRef?.name ? ctx.informers.clusterDeployments.get(cdRef.namespace || ns, cdRef.name) : undefined,
+    pullSecret,
     nmStateConfigs: selectedNmStateConfigs(ctx, ie),
   };
 }

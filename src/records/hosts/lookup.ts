@@ -9,6 +9,8 @@ import type { AgentCluster, HostRuntimeFacts } from '../index.ts';
 import { AGENT } from '../resources.ts';
 import {
   type AciReading,
+  cachedClusterReferences,
+  cachedInfraEnvReferences,
   clusterObjects,
   clusterReferencesList,
   clusterView,
@@ -137,7 +139,8 @@ export async function clusterRecordForPoll(
   if (!cd) return undefined;
   const objects = clusterObjects(ctx, cd);
   if (!objects.aci) return undefined;
-  const references = await readClusterReferences(ctx, cd, objects.aci);
+  const references =
+    cachedClusterReferences(ctx, cd, objects.aci) ?? (await readClusterReferences(ctx, cd, objects.aci));
   // The Agents list is the same frozen list while none of them changed (Store.byIndexShared).
   const parts = [
     cd,
@@ -167,7 +170,7 @@ export async function infraEnvRecordForPoll(
   memory: HostMemory,
   infraEnv: InfraEnv,
 ): Promise<InfraEnvRecord> {
-  const references = await readInfraEnvReferences(ctx, infraEnv);
+  const references = cachedInfraEnvReferences(ctx, infraEnv) ?? (await readInfraEnvReferences(ctx, infraEnv));
   return memory.pollInfraEnvs.record(
     objectKey(infraEnv),
     [infraEnv, ...infraEnvReferencesList(references)],

@@ -8,12 +8,13 @@
 // Secret changes.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent, ClusterDeployment, InfraEnv } from '../../../src/api/index.ts';
+import type { Agent, AgentClusterInstall, ClusterDeployment, InfraEnv } from '../../../src/api/index.ts';
 import { clusterRecordForPoll, infraEnvRecordForPoll } from '../../../src/records/hosts/lookup.ts';
 import { hostMemory } from '../../../src/records/hosts/memory.ts';
 import { POLL_RECORD_MAX_AGE_MS } from '../../../src/records/hosts/poll-records.ts';
 import type { AgentCluster } from '../../../src/records/index.ts';
 import { AGENT, INFRA_ENV, SECRET } from '../../../src/records/resources.ts';
+import { cachedClusterReferences, readClusterReferences } from '../../../src/records/views.ts';
 import { eventually, newNamespace, uniqueName } from '../../harness/env.ts';
 import { startTestOperator, type TestOperator } from '../../harness/operator.ts';
 import { createRegisteredCluster } from '../cluster/harness.ts';
@@ -184,6 +185,16 @@ describe('host polls and their cluster record', () => {
   });
 });
 
+describe('the references a poll reads from the cache alone', () => {
+  it('are the very objects read otherwise', async () => {
+    const { cd } = await settledRecord();
+    const aci = op.ctx.aciOfCluster(`${ns}/${cdName}`) as AgentClusterInstall;
+    const cached = cachedClusterReferences(op.ctx, cd, aci);
+    expect(cached?.pullSecret).toBeDefined();
+    expect(cached?.pullSecret).toBe((await readClusterReferences(op.ctx, cd, aci)).pullSecret);
+  });
+});
+
 describe('host polls and their infra-env record', () => {
   const cachedInfraEnv = () => op.ctx.infraEnvById(ie.metadata.uid ?? '') as InfraEnv;
 
@@ -212,5 +223,35 @@ describe('host polls and their infra-env record', () => {
     });
     await setPullSecret(ie.spec.pullSecretRef?.name ?? '', value);
     expect((await infraEnvRecordForPoll(op.ctx, memory, cachedInfraEnv())).pull_secret).toBe(value);
+  });
+});
+
+describe("a host's steps answer", () => {
+  const argsOf = (steps: { step_type: string; args?: string[] }[], type: string) =>
+    steps.find((s) => s.step_type === type)?.args;
+
+  it('is kept while its records are, with fresh step ids, and follows a change at once', async () => {
+    await eventually(async () => op.ctx.mgr.busyControllers(2_000).length === 0 || undefined, {
+      what: 'operator settled',
+    });
+    const first = await poll(hosts.a);
+    const second = await poll(hosts.a);
+    expect(second.map((s) => s.step_type)).toEqual(first.map((s) => s.step_type));
+    expect(second.map((s) => s.args)).toEqual(first.map((s) => s.args));
+    const ids = (steps: typeof first) => steps.map((s) => (s as { step_id?: string }).step_id);
+    expect(ids(second).every((id, i) => id !== ids(first)[i])).toBe(true);
+
+    // The cluster names no NTP source: the step's come from the InfraEnv.
+    const ntp = `ntp-${randomUUID().slice(0, 8)}.example.org`;
+    expect(JSON.stringify(argsOf(second, 'ntp-synchronizer'))).not.toContain(ntp);
+    await client.patch(INFRA_ENV, ie.metadata.name ?? '', ns, 'merge', {
+      spec: { additionalNTPSources: [ntp] },
+    });
+    await eventually(
+      async () =>
+        op.ctx.infraEnvById(ie.metadata.uid ?? '')?.spec.additionalNTPSources?.includes(ntp) || undefined,
+      { what: 'the InfraEnv change in the cache' },
+    );
+    expect(JSON.stringify(argsOf(await poll(hosts.a), 'ntp-synchronizer'))).toContain(ntp);
   });
 });
