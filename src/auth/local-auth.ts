@@ -68,7 +68,7 @@ interface Denial {
   subject?: TokenSubject;
 }
 
-const sameId = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+const sameId = (a: string, b: string) => a === b || a.toLowerCase() === b.toLowerCase();
 
 function describe(target: AccessTarget): string {
   const parts: string[] = [];
@@ -264,16 +264,17 @@ export class LocalAuth implements Authenticator {
       );
     const own = subject.kind === 'infra-env' ? target.infraEnvId : target.clusterId;
     const other = subject.kind === 'infra-env' ? target.clusterId : target.infraEnvId;
-    const notCovered = `token of ${subjectName(subject)} is not authorized for ${describe(target)}`;
+    // Made only for a refusal: every host poll passes here.
+    const notCovered = () => `token of ${subjectName(subject)} is not authorized for ${describe(target)}`;
 
     if (own === undefined && other === undefined && target.hostId === undefined) {
       // Nothing named: agent routes without a record (none today); a download token must name one.
-      return scheme === 'agent' ? { ok: true, principal } : refuse(`${notCovered}: no record named`);
+      return scheme === 'agent' ? { ok: true, principal } : refuse(`${notCovered()}: no record named`);
     }
     if (own !== undefined && sameId(own, subject.id) && other === undefined) return { ok: true, principal };
     // Another record of the subject's own kind, not reached through a host: never covered.
     if (own !== undefined && !sameId(own, subject.id) && target.hostId === undefined && other === undefined) {
-      return refuse(notCovered);
+      return refuse(notCovered());
     }
     let covered: boolean;
     try {
@@ -281,7 +282,7 @@ export class LocalAuth implements Authenticator {
     } catch (err) {
       return this.unavailable(request, scheme, err, subject);
     }
-    return covered ? { ok: true, principal } : refuse(notCovered);
+    return covered ? { ok: true, principal } : refuse(notCovered());
   }
 
   private async identify(

@@ -44,24 +44,31 @@ function compile(pattern: string): Segment[] {
 }
 
 function splitPath(pathname: string): string[] | undefined {
+  const parts = pathname.slice(1).split('/');
   try {
-    return pathname.slice(1).split('/').map(decodeURIComponent);
+    // Most paths carry no escapes: decoding each segment anyway was a poll's cost.
+    for (let i = 0; i < parts.length; i++)
+      if (parts[i]!.includes('%')) parts[i] = decodeURIComponent(parts[i]!);
   } catch {
     return undefined;
   }
+  return parts;
 }
 
 export class Router {
-  private readonly routes: Route[] = [];
+  /** By number of segments: a path is compared with the routes of its own length only. */
+  private readonly routes = new Map<number, Route[]>();
 
   /** Registers `handler` for `method` on `pattern`; a duplicate method + pattern is an error. */
   add(method: string, pattern: string, handler: RawHandler): void {
     const upper = method.toUpperCase();
-    if (this.routes.some((r) => r.method === upper && r.pattern === pattern)) {
+    const segments = compile(pattern);
+    let sameLength = this.routes.get(segments.length);
+    if (!sameLength) this.routes.set(segments.length, (sameLength = []));
+    if (sameLength.some((r) => r.method === upper && r.pattern === pattern)) {
       throw new Error(`route ${upper} ${pattern} is already registered`);
     }
-    const segments = compile(pattern);
-    this.routes.push({
+    sameLength.push({
       method: upper,
       pattern,
       segments,
@@ -73,40 +80,46 @@ export class Router {
   match(method: string, pathname: string): RouteMatch {
     const parts = splitPath(pathname);
     if (!parts) return { kind: 'not-found' };
-    let best: { route: Route; params: Record<string, string> } | undefined;
-    const allowed = new Set<string>();
-    for (const route of this.routes) {
-      const params = matchSegments(route.segments, parts);
-      if (!params) continue;
-      if (route.method !== method.toUpperCase()) {
-        allowed.add(route.method);
+    const upper = method.toUpperCase();
+    let best: Route | undefined;
+    let allowed: Set<string> | undefined;
+    for (const route of this.routes.get(parts.length) ?? []) {
+      if (!segmentsMatch(route.segments, parts)) continue;
+      if (route.method !== upper) {
+        (allowed ??= new Set()).add(route.method);
         continue;
       }
       // A literal beats a parameter in the same place (e.g. …/hosts over …/{id}).
-      if (!best || route.literals > best.route.literals) best = { route, params };
+      if (!best || route.literals > best.literals) best = route;
     }
-    if (best)
-      return { kind: 'found', handler: best.route.handler, params: best.params, pattern: best.route.pattern };
-    if (allowed.size > 0) return { kind: 'method-not-allowed', allowed: [...allowed].sort() };
+    if (best) {
+      return {
+        kind: 'found',
+        handler: best.handler,
+        params: paramsOf(best.segments, parts),
+        pattern: best.pattern,
+      };
+    }
+    if (allowed) return { kind: 'method-not-allowed', allowed: [...allowed].sort() };
     return { kind: 'not-found' };
   }
 }
 
-function matchSegments(
-  segments: readonly Segment[],
-  parts: readonly string[],
-): Record<string, string> | undefined {
-  if (segments.length !== parts.length) return undefined;
-  const params: Record<string, string> = {};
+/** Whether `parts` (as many as `segments`) fit the pattern: literals equal, parameters not empty. */
+function segmentsMatch(segments: readonly Segment[], parts: readonly string[]): boolean {
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]!;
     const part = parts[i]!;
-    if ('literal' in segment) {
-      if (segment.literal !== part) return undefined;
-    } else {
-      if (part === '') return undefined;
-      params[segment.param] = part;
-    }
+    if ('literal' in segment ? segment.literal !== part : part === '') return false;
+  }
+  return true;
+}
+
+function paramsOf(segments: readonly Segment[], parts: readonly string[]): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    if ('param' in segment) params[segment.param] = parts[i]!;
   }
   return params;
 }

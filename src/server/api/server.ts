@@ -104,7 +104,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   }
 
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
-    const started = process.hrtime.bigint();
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'http://localhost');
@@ -113,18 +112,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       return;
     }
     const method = req.method ?? 'GET';
-    res.once('finish', () => {
-      // The path only (queries may carry api_key credentials), its /byapikey/ token hidden.
-      logger.debug(
-        {
-          method,
-          path: capForLog(redactCredentialPath(url.pathname)),
-          status: res.statusCode,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
-        },
-        'request',
-      );
-    });
+    // Only when the line is written: every host poll passes here.
+    if (logger.isLevelEnabled('debug')) logRequestWhenSent(logger, req, res, url);
     const match = router.match(method, url.pathname);
     if (match.kind === 'not-found') {
       sendMiddlewareError(res, 404, `path ${url.pathname} was not found`);
@@ -183,4 +172,21 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       await closed;
     },
   };
+}
+
+/** Logs the request once its response is sent (debug level). */
+function logRequestWhenSent(logger: Logger, req: IncomingMessage, res: ServerResponse, url: URL): void {
+  const started = process.hrtime.bigint();
+  res.once('finish', () => {
+    // The path only (queries may carry api_key credentials), its /byapikey/ token hidden.
+    logger.debug(
+      {
+        method: req.method ?? 'GET',
+        path: capForLog(redactCredentialPath(url.pathname)),
+        status: res.statusCode,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+      },
+      'request',
+    );
+  });
 }
