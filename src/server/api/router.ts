@@ -64,7 +64,10 @@ export class Router {
     const upper = method.toUpperCase();
     const segments = compile(pattern);
     let sameLength = this.routes.get(segments.length);
-    if (!sameLength) this.routes.set(segments.length, (sameLength = []));
+    if (!sameLength) {
+      sameLength = [];
+      this.routes.set(segments.length, sameLength);
+    }
     if (sameLength.some((r) => r.method === upper && r.pattern === pattern)) {
       throw new Error(`route ${upper} ${pattern} is already registered`);
     }
@@ -86,7 +89,8 @@ export class Router {
     for (const route of this.routes.get(parts.length) ?? []) {
       if (!segmentsMatch(route.segments, parts)) continue;
       if (route.method !== upper) {
-        (allowed ??= new Set()).add(route.method);
+        allowed ??= new Set();
+        allowed.add(route.method);
         continue;
       }
       // A literal beats a parameter in the same place (e.g. …/hosts over …/{id}).

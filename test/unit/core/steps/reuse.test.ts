@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HostStatus } from '../../../../src/core/model.ts';
-import {
-  nextStepsDetailed,
-  stepsAreReusable,
-  withFreshStepIds,
-} from '../../../../src/core/steps/index.ts';
+import { nextStepsDetailed, stepsAreReusable, withFreshStepIds } from '../../../../src/core/steps/index.ts';
 import { ctx, day1, makeHost, OPTIONS, pool, seededRandom } from './fixtures.ts';
 
 /** A cluster of `size` hosts, host 1 in `status`. */
@@ -30,7 +26,9 @@ describe('stepsAreReusable', () => {
 
   it('an unbound host (no cluster)', () => {
     const f = pool('known-unbound');
-    expect(stepsAreReusable(f.host, undefined, { ...OPTIONS, admitConnectivityCheck: () => false })).toBe(true);
+    expect(stepsAreReusable(f.host, undefined, { ...OPTIONS, admitConnectivityCheck: () => false })).toBe(
+      true,
+    );
   });
 });
 
