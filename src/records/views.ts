@@ -19,7 +19,7 @@ import {
   infraEnvToRecord,
   manifestsConfigMapNames,
 } from './index.ts';
-import { ANY_LABELS, aciKeyOf, INFRAENV_BY_NMSTATE_SELECTOR_INDEX, nmStateSelectorOf } from './indexes.ts';
+import { ANY_LABELS, INFRAENV_BY_NMSTATE_SELECTOR_INDEX, nmStateSelectorOf } from './indexes.ts';
 import {
   type DataObject,
   decodedSecretData,
@@ -37,10 +37,10 @@ export interface ClusterView {
 
 /** The ACI of a ClusterDeployment: the one its clusterInstallRef names, else one that points at it. */
 export function aciFor(ctx: OperatorContext, cd: ClusterDeployment): AgentClusterInstall | undefined {
-  const byRef = aciKeyOf(cd);
-  if (byRef) {
-    const [ns, name] = byRef.split('/');
-    const aci = ctx.informers.agentClusterInstalls.get(ns, name ?? '');
+  // aciKeyOf's key without making it (every host poll passes here).
+  const refName = cd.spec?.clusterInstallRef?.name;
+  if (refName) {
+    const aci = ctx.informers.agentClusterInstalls.get(cd.metadata.namespace ?? '', refName);
     if (aci) return aci;
   }
   return ctx.aciOfCluster(keyOf(cd.metadata.namespace, cd.metadata.name ?? ''));
@@ -111,11 +111,6 @@ export function cachedClusterReferences(
   return { pullSecret, manifests };
 }
 
-/** The referenced objects in a fixed order, to compare two reads by identity. */
-export function clusterReferencesList(r: ClusterReferences): unknown[] {
-  return [r.pullSecret, ...r.manifests.map((m) => m.configMap)];
-}
-
 /** Which view of the ACI a record is built from: all of it, or what Agents read (agents-view.ts). */
 export type AciReading = 'full' | 'agents';
 
@@ -134,6 +129,18 @@ export function clusterObjects(ctx: OperatorContext, cd: ClusterDeployment): Clu
     clusterImageSet: imageSetName ? ctx.informers.clusterImageSets.get(undefined, imageSetName) : undefined,
     agents: aci ? ctx.agentsOfCluster(keyOf(cd.metadata.namespace, cd.metadata.name ?? '')) : [],
   };
+}
+
+/** Every object a cluster record is built from, in a fixed order, to compare two reads by identity. */
+export function clusterRecordParts(
+  cd: ClusterDeployment,
+  objects: ClusterObjects,
+  references: ClusterReferences,
+): unknown[] {
+  // The Agents list is the same frozen list while none of them changed (Store.byIndexShared).
+  const parts: unknown[] = [cd, objects.aci, objects.clusterImageSet, objects.agents, references.pullSecret];
+  for (const m of references.manifests) parts.push(m.configMap);
+  return parts;
 }
 
 /**
@@ -229,9 +236,11 @@ export function cachedInfraEnvReferences(ctx: OperatorContext, ie: InfraEnv): In
   };
 }
 
-/** The objects an infra-env record was built from, in a fixed order, to compare two reads by identity. */
-export function infraEnvReferencesList(r: InfraEnvReferences): unknown[] {
-  return [r.cd, r.pullSecret, ...r.nmStateConfigs];
+/** Every object an infra-env record is built from, in a fixed order, to compare two reads by identity. */
+export function infraEnvRecordParts(ie: InfraEnv, r: InfraEnvReferences): unknown[] {
+  const parts: unknown[] = [ie, r.cd, r.pullSecret];
+  for (const config of r.nmStateConfigs) parts.push(config);
+  return parts;
 }
 
 /** The infra-env record of an InfraEnv, with its pull secret and selected NMStateConfigs. */

@@ -12,9 +12,9 @@ import {
   cachedClusterReferences,
   cachedInfraEnvReferences,
   clusterObjects,
-  clusterReferencesList,
+  clusterRecordParts,
   clusterView,
-  infraEnvReferencesList,
+  infraEnvRecordParts,
   infraEnvView,
   readClusterReferences,
   readInfraEnvReferences,
@@ -141,17 +141,9 @@ export async function clusterRecordForPoll(
   if (!objects.aci) return undefined;
   const references =
     cachedClusterReferences(ctx, cd, objects.aci) ?? (await readClusterReferences(ctx, cd, objects.aci));
-  // The Agents list is the same frozen list while none of them changed (Store.byIndexShared).
-  const parts = [
-    cd,
-    objects.aci,
-    objects.clusterImageSet,
-    objects.agents,
-    ...clusterReferencesList(references),
-  ];
   return memory.pollClusters.record(
     clusterId as string,
-    parts,
+    clusterRecordParts(cd, objects, references),
     async () => (await clusterView(ctx, cd, 'full', objects, references)).result?.cluster,
   );
 }
@@ -171,10 +163,8 @@ export async function infraEnvRecordForPoll(
   infraEnv: InfraEnv,
 ): Promise<InfraEnvRecord> {
   const references = cachedInfraEnvReferences(ctx, infraEnv) ?? (await readInfraEnvReferences(ctx, infraEnv));
-  return memory.pollInfraEnvs.record(
-    objectKey(infraEnv),
-    [infraEnv, ...infraEnvReferencesList(references)],
-    () => infraEnvView(ctx, infraEnv, references),
+  return memory.pollInfraEnvs.record(objectKey(infraEnv), infraEnvRecordParts(infraEnv, references), () =>
+    infraEnvView(ctx, infraEnv, references),
   );
 }
 
