@@ -140,11 +140,11 @@ export function defineRoute<Q>(route: ApiRoute<Q>): ApiRoute<unknown> {
 }
 
 export function targetFromPath(params: RouteParams): AccessTarget {
-  return {
-    ...(params.infra_env_id ? { infraEnvId: params.infra_env_id } : {}),
-    ...(params.cluster_id ? { clusterId: params.cluster_id } : {}),
-    ...(params.host_id ? { hostId: params.host_id } : {}),
-  };
+  const target: { -readonly [K in keyof AccessTarget]: AccessTarget[K] } = {};
+  if (params.infra_env_id) target.infraEnvId = params.infra_env_id;
+  if (params.cluster_id) target.clusterId = params.cluster_id;
+  if (params.host_id) target.hostId = params.host_id;
+  return target;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

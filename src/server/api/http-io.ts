@@ -151,14 +151,12 @@ export function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
-  headers: Record<string, string> = {},
+  headers?: Record<string, string>,
 ) {
   const text = `${JSON.stringify(body)}\n`;
-  res.writeHead(status, {
-    ...headers,
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(text)),
-  });
+  const own = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) };
+  // Merged only when there are others: most replies (every host poll) have none.
+  res.writeHead(status, headers ? { ...headers, ...own } : own);
   res.end(text);
 }
 

@@ -11,7 +11,8 @@ export function isUuid(value: string): boolean {
 /** Path parameters that name records are UUIDs (swagger `format: uuid`). */
 export function checkPathIds(params: Readonly<Record<string, string>>): string[] {
   const errors: string[] = [];
-  for (const [name, value] of Object.entries(params)) {
+  for (const name in params) {
+    const value = params[name]!;
     if (name.endsWith('_id') && !isUuid(value)) {
       errors.push(`${name} in path must be of type uuid: ${JSON.stringify(value)}`);
     }

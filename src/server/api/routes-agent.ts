@@ -91,7 +91,7 @@ const getNextSteps = defineRoute<{ timestamp?: number }>({
     return fromOutcome(outcome, (steps) => ({
       kind: 'json',
       status: 200,
-      body: { ...steps, instructions: steps.instructions ?? [] },
+      body: steps.instructions ? steps : { ...steps, instructions: [] },
       heavy: argumentsLength(steps.instructions ?? []) > HEAVY_WORK_BYTES,
     }));
   },

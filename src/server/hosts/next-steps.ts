@@ -154,23 +154,33 @@ function rememberPoll(
   { recorded, host, version, result, firstClock }: Poll,
 ): void {
   const id = agent.metadata.name ?? '';
-  const pending: PendingHostUpdate = {};
+  // Made only when there is something to keep: most polls keep nothing.
+  let pending: PendingHostUpdate | undefined;
   if (result.installer_version && result.installer_version !== host.installer_version) {
-    pending.installerVersion = result.installer_version;
+    pending = { installerVersion: result.installer_version };
   }
-  if (version && version !== recorded.discovery_agent_version) pending.discoveryAgentVersion = version;
-  if (host.media_status === 'disconnected') pending.mediaConnected = true;
+  if (version && version !== recorded.discovery_agent_version) {
+    pending = { ...pending, discoveryAgentVersion: version };
+  }
+  if (host.media_status === 'disconnected') pending = { ...pending, mediaConnected: true };
   if (result.upgrade_agent) {
     s.log.info({ host: id, image: s.ctx.settings.agentImage }, 'agent asked to upgrade');
   }
-  const connectedFailing = Object.values(host.validations_info ?? {}).some((list) =>
-    list.some((v) => v.id === 'connected' && v.status === 'failure'),
-  );
   const visible =
     host.status === 'disconnected' ||
     host.status === 'disconnected-unbound' ||
-    connectedFailing ||
-    firstClock;
-  if (Object.keys(pending).length > 0) s.memory.inbox.put(id, pending);
-  if (visible || Object.keys(pending).length > 0) s.enqueueAgent(agent);
+    firstClock ||
+    connectedFailing(host);
+  if (pending) s.memory.inbox.put(id, pending);
+  if (visible || pending) s.enqueueAgent(agent);
+}
+
+/** Whether the host's `connected` validation fails. */
+function connectedFailing(host: AgentHost): boolean {
+  for (const category in host.validations_info) {
+    for (const v of host.validations_info[category] ?? []) {
+      if (v.id === 'connected' && v.status === 'failure') return true;
+    }
+  }
+  return false;
 }
