@@ -9,11 +9,13 @@ import type { AgentCluster, HostRuntimeFacts } from '../index.ts';
 import { AGENT } from '../resources.ts';
 import {
   type AciReading,
+  type ClusterReferences,
   cachedClusterReferences,
   cachedInfraEnvReferences,
   clusterObjects,
   clusterRecordParts,
   clusterView,
+  type InfraEnvReferences,
   infraEnvRecordParts,
   infraEnvView,
   readClusterReferences,
@@ -125,27 +127,33 @@ export async function clusterRecordById(
   return (await clusterView(ctx, cd, reading)).result?.cluster;
 }
 
+/** What a poll's record lookup answers when there is no record (one promise for every such poll). */
+const NO_RECORD: Promise<undefined> = Promise.resolve(undefined);
+
 /**
  * The cluster record a host's poll chooses steps from: clusterRecordById's, reused while the
  * cached objects and the referenced Secret and ConfigMaps it was built from are unchanged
- * (poll-records.ts).
+ * (poll-records.ts). Not an async function: a poll whose references are all in the cache gets
+ * the kept record's own promise, without a promise and two more turns wrapped around it.
  */
-export async function clusterRecordForPoll(
+export function clusterRecordForPoll(
   ctx: OperatorContext,
   memory: HostMemory,
   clusterId: string | null | undefined,
 ): Promise<AgentCluster | undefined> {
   const cd = clusterId ? ctx.clusterDeploymentById(clusterId) : undefined;
-  if (!cd) return undefined;
+  if (!cd) return NO_RECORD;
   const objects = clusterObjects(ctx, cd);
-  if (!objects.aci) return undefined;
-  const references =
-    cachedClusterReferences(ctx, cd, objects.aci) ?? (await readClusterReferences(ctx, cd, objects.aci));
-  return memory.pollClusters.record(
-    clusterId as string,
-    clusterRecordParts(cd, objects, references),
-    async () => (await clusterView(ctx, cd, 'full', objects, references)).result?.cluster,
-  );
+  const aci = objects.aci;
+  if (!aci) return NO_RECORD;
+  const record = (references: ClusterReferences) =>
+    memory.pollClusters.record(
+      clusterId as string,
+      clusterRecordParts(cd, objects, references),
+      async () => (await clusterView(ctx, cd, 'full', objects, references)).result?.cluster,
+    );
+  const cached = cachedClusterReferences(ctx, cd, aci);
+  return cached ? record(cached) : readClusterReferences(ctx, cd, aci).then(record);
 }
 
 export function infraEnvRecordOf(ctx: OperatorContext, infraEnv: InfraEnv): Promise<InfraEnvRecord> {
@@ -155,17 +163,19 @@ export function infraEnvRecordOf(ctx: OperatorContext, infraEnv: InfraEnv): Prom
 /**
  * The infra-env record a host's poll chooses steps from: infraEnvRecordOf's, reused while the
  * InfraEnv and the cluster, pull Secret and NMStateConfigs it was built from are unchanged
- * (poll-records.ts).
+ * (poll-records.ts; not async, as clusterRecordForPoll).
  */
-export async function infraEnvRecordForPoll(
+export function infraEnvRecordForPoll(
   ctx: OperatorContext,
   memory: HostMemory,
   infraEnv: InfraEnv,
 ): Promise<InfraEnvRecord> {
-  const references = cachedInfraEnvReferences(ctx, infraEnv) ?? (await readInfraEnvReferences(ctx, infraEnv));
-  return memory.pollInfraEnvs.record(objectKey(infraEnv), infraEnvRecordParts(infraEnv, references), () =>
-    infraEnvView(ctx, infraEnv, references),
-  );
+  const record = (references: InfraEnvReferences) =>
+    memory.pollInfraEnvs.record(objectKey(infraEnv), infraEnvRecordParts(infraEnv, references), () =>
+      infraEnvView(ctx, infraEnv, references),
+    );
+  const cached = cachedInfraEnvReferences(ctx, infraEnv);
+  return cached ? record(cached) : readInfraEnvReferences(ctx, infraEnv).then(record);
 }
 
 /**
