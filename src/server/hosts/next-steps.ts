@@ -52,7 +52,8 @@ export async function getNextSteps(s: HostScope, found: FoundHost, input: NextSt
       ? { ...recorded, discovery_agent_version: version }
       : recorded;
   const cluster = await clusterRecordForPoll(ctx, memory, host.cluster_id);
-  const options = await stepsOptionsForHost(s, agent, infraEnv, host);
+  const chosen = stepsOptionsForHost(s, agent, infraEnv, host);
+  const options = chosen instanceof Promise ? await chosen : chosen;
   const inputs: StepsInputs = {
     host,
     cluster,
@@ -82,9 +83,19 @@ interface StepsInputs {
  * The steps answer of the last poll of a cached Agent, with the objects it was chosen from. A
  * steady host polls with the same records and options objects, and the answer differs only in its
  * step ids: building the arguments again (the domain names, the NTP sources) was a tenth of what a
- * poll allocated (docs/operations.md, "Twenty-ninth round").
+ * poll allocated (docs/operations.md, "Twenty-ninth round"). The cluster's and the infra-env's
+ * records are held weakly: a host that stops polling must not keep its cluster's record as it
+ * was (with every host record in it) for as long as its Agent stays unchanged.
  */
-const lastSteps = memoSlot<Agent, StepsInputs & { result: NextStepsResult }>('steps of the last poll');
+interface KeptSteps {
+  host: AgentHost;
+  cluster: WeakRef<AgentCluster> | undefined;
+  infraEnv: WeakRef<InfraEnvRecord>;
+  options: StepsOptions;
+  result: NextStepsResult;
+}
+
+const lastSteps = memoSlot<Agent, KeptSteps>('steps of the last poll');
 
 function stepsOfPoll(s: HostScope, agent: Agent, inputs: StepsInputs, now: Date): NextStepsResult {
   const { host, cluster, infraEnv, options } = inputs;
@@ -92,40 +103,36 @@ function stepsOfPoll(s: HostScope, agent: Agent, inputs: StepsInputs, now: Date)
   if (
     last &&
     last.host === host &&
-    last.cluster === cluster &&
-    last.infraEnv === infraEnv &&
-    last.options === options
+    last.options === options &&
+    (cluster === undefined ? last.cluster === undefined : last.cluster?.deref() === cluster) &&
+    last.infraEnv.deref() === infraEnv
   ) {
     return withFreshStepIds(last.result, s.random);
   }
   const result = nextStepsDetailed(host, cluster, infraEnv, { now, random: s.random, options });
-  if (stepsAreReusable(host, cluster, options)) lastSteps.set(agent, { ...inputs, result });
+  if (stepsAreReusable(host, cluster, options)) {
+    lastSteps.set(agent, {
+      host,
+      cluster: cluster && new WeakRef(cluster),
+      infraEnv: new WeakRef(infraEnv),
+      options,
+      result,
+    });
+  }
   return result;
 }
 
 /**
  * The steps options of this host: the scope's, or a copy with the day-2 ignition endpoint or the
- * reclaim boot artifacts.
+ * reclaim boot artifacts. A promise only for a day-2 host, whose token is read.
  */
-async function stepsOptionsForHost(
+function stepsOptionsForHost(
   s: HostScope,
   agent: Agent,
   infraEnv: InfraEnv,
   host: AgentHost,
-): Promise<StepsOptions> {
+): StepsOptions | Promise<StepsOptions> {
   let options: StepsOptions = s.stepsOptions;
-  const headers = agent.spec.ignitionEndpointHTTPHeaders;
-  if (agent.spec.ignitionEndpointTokenReference?.name || headers) {
-    // Day-2 hosts fetch the cluster's ignition with the token and headers the Agent names.
-    const { ignitionToken } = await referencedFacts(s.ctx, agent);
-    options = {
-      ...options,
-      hostIgnitionEndpoint: () => ({
-        ...(ignitionToken ? { token: ignitionToken } : {}),
-        ...(headers ? { headers } : {}),
-      }),
-    };
-  }
   if (host.status === 'reclaiming') {
     // The discovery boot artifacts the reclaimed host downloads: the InfraEnv's (initrd signed).
     const a = infraEnv.status?.bootArtifacts;
@@ -136,7 +143,16 @@ async function stepsOptionsForHost(
       };
     }
   }
-  return options;
+  const headers = agent.spec.ignitionEndpointHTTPHeaders;
+  if (!agent.spec.ignitionEndpointTokenReference?.name && !headers) return options;
+  // Day-2 hosts fetch the cluster's ignition with the token and headers the Agent names.
+  return referencedFacts(s.ctx, agent).then(({ ignitionToken }) => ({
+    ...options,
+    hostIgnitionEndpoint: () => ({
+      ...(ignitionToken ? { token: ignitionToken } : {}),
+      ...(headers ? { headers } : {}),
+    }),
+  }));
 }
 
 interface Poll {
