@@ -212,23 +212,30 @@ export async function readInfraEnvReferences(
   ctx: OperatorContext,
   ie: InfraEnv,
 ): Promise<InfraEnvReferences> {
-  const ns = ie.metadata.namespace ?? '';
-  const cdRef = ie.spec.clusterRef;
   const secretName = ie.spec.pullSecretRef?.name;
-  return {
-    cd: cdRef?.name ? ctx.informers.clusterDeployments.get(cdRef.namespace || ns, cdRef.name) : undefined,
-    pullSecret: secretName ? await getAndLabelForWatch(ctx, 'secret', ns, secretName) : undefined,
-    nmStateConfigs: selectedNmStateConfigs(ctx, ie),
-  };
+  const pullSecret = secretName
+    ? await getAndLabelForWatch(ctx, 'secret', ie.metadata.namespace ?? '', secretName)
+    : undefined;
+  return infraEnvReferencesWith(ctx, ie, pullSecret);
 }
 
 /** readInfraEnvReferences's answer from the cache alone (see cachedClusterReferences). */
 export function cachedInfraEnvReferences(ctx: OperatorContext, ie: InfraEnv): InfraEnvReferences | undefined {
-  const ns = ie.metadata.namespace ?? '';
-  const cdRef = ie.spec.clusterRef;
   const secretName = ie.spec.pullSecretRef?.name;
-  const pullSecret = secretName ? watchedFromCache(ctx, 'secret', ns, secretName) : undefined;
-  if (secretName && !pullSecret) return undefined;
+  const pullSecret = secretName
+    ? watchedFromCache(ctx, 'secret', ie.metadata.namespace ?? '', secretName)
+    : undefined;
+  return secretName && !pullSecret ? undefined : infraEnvReferencesWith(ctx, ie, pullSecret);
+}
+
+/** The references besides the pull Secret: both come from the caches. */
+function infraEnvReferencesWith(
+  ctx: OperatorContext,
+  ie: InfraEnv,
+  pullSecret: DataObject | undefined,
+): InfraEnvReferences {
+  const cdRef = ie.spec.clusterRef;
+  const ns = ie.metadata.namespace ?? '';
   return {
     cd: cdRef?.name ? ctx.informers.clusterDeployments.get(cdRef.namespace || ns, cdRef.name) : undefined,
     pullSecret,

@@ -30,7 +30,7 @@ import {
 } from './scope.ts';
 import { postStepReply, stepReplyRefused } from './step-reply.ts';
 
-export { type HostBackendDeps, stepsOptionsFor } from './scope.ts';
+export type { HostBackendDeps } from './scope.ts';
 
 export type HostBackend = Pick<
   HostApiBackend,

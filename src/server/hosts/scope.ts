@@ -89,7 +89,7 @@ export function wireHost(host: AgentHost): Host {
   return rest;
 }
 
-export function stepsOptionsFor(ctx: OperatorContext): StepsOptions {
+function stepsOptionsFor(ctx: OperatorContext): StepsOptions {
   return {
     agentImage: ctx.settings.agentImage,
     installerImage: ctx.settings.installerImage,
